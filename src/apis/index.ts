@@ -1,0 +1,4 @@
+import type { ApiModule } from './module.js';
+
+/** The API modules immogate serves. Each API issue adds its module here. */
+export const API_MODULES: readonly ApiModule[] = [];

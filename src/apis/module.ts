@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { Pool } from '../platform/db/pool.js';
+import type { Logger } from '../platform/log.js';
+import type { ApiDescriptor } from './catalogue.js';
+
+/** What an API's routes may use: the platform's shared pieces, nothing of another API. */
+export interface ApiDependencies {
+  config: Config;
+  pool: Pool;
+  logger: Logger;
+}
+
+/**
+ * One API: its descriptor and a plugin registering its routes relative to its root. The plugin
+ * is registered once per environment; the guard runs before every route, and each route names
+ * the scope it requires in `config.scope` (or `config.public`).
+ */
+export interface ApiModule {
+  api: ApiDescriptor;
+  routes(app: FastifyInstance, deps: ApiDependencies): Promise<void>;
+}

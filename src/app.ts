@@ -1,0 +1,84 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { APIS, ENVIRONMENTS, rootPath } from './apis/catalogue.js';
+import type { ApiModule } from './apis/module.js';
+import type { Config } from './config.js';
+import { installGuard } from './platform/auth/guard.js';
+import type { KeyStore } from './platform/auth/keys.js';
+import { tokenEndpoint } from './platform/auth/tokenEndpoint.js';
+import type { Pool } from './platform/db/pool.js';
+import { installErrorHandling, sendProblem } from './platform/http/errors.js';
+import { installOpenApi, openApiRoute } from './platform/http/openapi.js';
+import { serviceUnavailable } from './platform/http/problems.js';
+import { installRateLimiting } from './platform/http/rateLimit.js';
+import { continueTrace } from './platform/http/tracing.js';
+import { createValidators } from './platform/http/validation.js';
+import type { Logger } from './platform/log.js';
+import { instrumentHttp, type Metrics } from './platform/metrics.js';
+
+export interface AppDependencies {
+  config: Config;
+  pool: Pool;
+  keys: KeyStore;
+  metrics: Metrics;
+  logger: Logger;
+  /** The API modules to serve; all of immogate's by default. */
+  apis: readonly ApiModule[];
+}
+
+/** Builds the HTTP application; listening and shutdown are the caller's. */
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const { config, pool, keys, metrics, logger } = deps;
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // Access lines are written at debug level by our own onResponse hook.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'traceparent' }),
+    // The request id is our span's traceparent: logs, responses and problem instances share it.
+    genReqId: (request) => continueTrace(request.headers.traceparent),
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const validators = createValidators();
+  app.setValidatorCompiler(validators.compiler);
+  app.decorateRequest('tenant', null);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('traceparent', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
+  });
+  installErrorHandling(app, logger, config.bodyLimitBytes);
+  instrumentHttp(app, metrics);
+  await installRateLimiting(app, pool);
+  await installOpenApi(app, config.publicUrl);
+
+  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await pool.query('SELECT 1');
+      return { status: 'ready', database: 'ok' };
+    } catch {
+      return sendProblem(reply, serviceUnavailable('The database is not reachable'));
+    }
+  });
+  app.get('/.well-known/jwks.json', { schema: { hide: true } }, async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=300');
+    return keys.jwks();
+  });
+  await app.register(tokenEndpoint, { pool, keys, publicUrl: config.publicUrl, metrics });
+
+  for (const api of APIS) {
+    const module = deps.apis.find((candidate) => candidate.api.id === api.id);
+    for (const environment of ENVIRONMENTS) {
+      await app.register(
+        async (scoped) => {
+          installGuard(scoped, api, environment, { pool, keys, publicUrl: config.publicUrl });
+          openApiRoute(scoped, api);
+          if (module) await module.routes(scoped, { config, pool, logger });
+        },
+        { prefix: rootPath(api, environment) },
+      );
+    }
+  }
+  return app;
+}

@@ -1,0 +1,226 @@
+#!/usr/bin/env node
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import {
+  ClientInputError,
+  createClient,
+  disableClient,
+  issuanceReport,
+  listClients,
+  rotateSecret,
+  type Client,
+} from './platform/auth/clients.js';
+import { createPool, type Pool } from './platform/db/pool.js';
+import { createLogger } from './platform/log.js';
+import { openDatabase, prepareDatabase, startServices } from './runtime.js';
+import { parseScopes } from './platform/auth/scopes.js';
+
+class CliError extends Error {}
+
+interface GlobalOptions {
+  json?: boolean;
+}
+
+function print(json: boolean, value: unknown, human: () => string): void {
+  process.stdout.write((json ? JSON.stringify(value, null, 2) : human()) + '\n');
+}
+
+function progress(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
+}
+
+/** Runs a command against the database: the external one, the running embedded one, or an embedded one started for the command. */
+async function withDatabase<T>(config: Config, fn: (pool: Pool) => Promise<T>): Promise<T> {
+  const database = await openDatabase(config);
+  const pool = createPool(database.url, 2);
+  try {
+    const { applied, demo } = await prepareDatabase(pool, createLogger({ logLevel: 'warn' }));
+    for (const name of applied) progress(`applied migration ${name}`);
+    if (demo) progress(`created the sandbox demo client ${demo.clientId} (secret not shown; rotate it to get one)`);
+    return await fn(pool);
+  } finally {
+    await pool.end();
+    await database.close();
+  }
+}
+
+function clientHuman(client: Client): string {
+  return table([
+    ['client_id', client.clientId],
+    ['name', client.name],
+    ['intermediaries', client.intermediaries.join(' ')],
+    ['scopes', client.scopes.join(' ')],
+    ['created', client.createdAt],
+    ['status', client.disabledAt ? `disabled ${client.disabledAt}` : 'active'],
+  ]);
+}
+
+async function serve(roles: { server: boolean; worker: boolean }): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config);
+  const services = await startServices(config, logger, roles);
+  let signals = 0;
+  const shutdown = (signal: string) => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting at once');
+      process.exit(1);
+    }
+    logger.info({ signal }, 'shutting down: draining requests and jobs');
+    services.stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function positiveInteger(name: string) {
+  return (value: string) => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new CliError(`${name} must be a positive whole number, got "${value}"`);
+    return Number(value);
+  };
+}
+
+export function buildCli(): Command {
+  const program = new Command('immogate')
+    .description('Partner APIs of a real-estate portal: classifieds ingestion v4, listing import v1, lead API v1.')
+    .option('--json', 'print machine-readable JSON')
+    .showHelpAfterError()
+    .exitOverride();
+  const json = () => (program.opts<GlobalOptions>().json ?? false);
+
+  program
+    .command('start', { isDefault: true })
+    .description('run the HTTP server and the job worker in one process (embedded PostgreSQL unless DATABASE_URL is set)')
+    .action(() => serve({ server: true, worker: true }));
+  program.command('server').description('run only the HTTP server').action(() => serve({ server: true, worker: false }));
+  program.command('worker').description('run only the job worker').action(() => serve({ server: false, worker: true }));
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .action(async () => {
+      const config = loadConfig();
+      const database = await openDatabase(config);
+      const pool = createPool(database.url, 2);
+      try {
+        progress(`migrating ${database.description}`);
+        const { applied, demo } = await prepareDatabase(pool, createLogger({ logLevel: 'warn' }));
+        for (const name of applied) progress(`applied ${name}`);
+        if (demo) progress(`created the sandbox demo client ${demo.clientId} (rotate its secret to get one)`);
+        print(json(), { applied }, () => (applied.length === 0 ? 'database is up to date' : `applied ${applied.length} migration(s)`));
+      } finally {
+        await pool.end();
+        await database.close();
+      }
+    });
+
+  const clients = program.command('clients').description('manage API clients');
+  clients
+    .command('create')
+    .description('create a client; prints its client_id and client_secret (shown only once)')
+    .requiredOption('--name <name>', 'a name for the client')
+    .option('--intermediary <id>', 'an intermediary (agency) the client may act for; repeatable', collect, [])
+    .option('--scopes <scopes>', 'space-separated scopes', 'caas:* clim:* leads:*')
+    .action(async (options: { name: string; intermediary: string[]; scopes: string }) => {
+      const config = loadConfig();
+      const { client, secret } = await withDatabase(config, (pool) =>
+        createClient(pool, { name: options.name, intermediaries: options.intermediary, scopes: parseScopes(options.scopes) }),
+      );
+      print(json(), { client_id: client.clientId, client_secret: secret, ...client }, () =>
+        `${clientHuman(client)}\nclient_secret  ${secret}\n\nStore the secret now: only its hash is kept.`,
+      );
+    });
+  clients
+    .command('list')
+    .description('list clients')
+    .action(async () => {
+      const all = await withDatabase(loadConfig(), listClients);
+      print(json(), all, () =>
+        all.length === 0
+          ? 'no clients'
+          : table([
+              ['CLIENT_ID', 'NAME', 'INTERMEDIARIES', 'SCOPES', 'STATUS'],
+              ...all.map((c) => [c.clientId, c.name, c.intermediaries.join(','), c.scopes.join(' '), c.disabledAt ? 'disabled' : 'active']),
+            ]),
+      );
+    });
+  clients
+    .command('rotate-secret <clientId>')
+    .description('replace the secret of a client; prints the new one once')
+    .action(async (clientId: string) => {
+      const result = await withDatabase(loadConfig(), (pool) => rotateSecret(pool, clientId));
+      if (!result) throw new CliError(`no client ${clientId}`);
+      print(json(), { client_id: clientId, client_secret: result.secret }, () => `client_secret  ${result.secret}\n\nThe old secret no longer works.`);
+    });
+  clients
+    .command('disable <clientId>')
+    .description('disable a client: no new tokens, and its tokens stop working within seconds')
+    .action(async (clientId: string) => {
+      const client = await withDatabase(loadConfig(), (pool) => disableClient(pool, clientId));
+      if (!client) throw new CliError(`no client ${clientId}`);
+      print(json(), client, () => `disabled ${clientId}`);
+    });
+  clients
+    .command('report')
+    .description('tokens issued per client per day (UTC); flags clients that do not reuse their tokens')
+    .addOption(new Option('--days <n>', 'days to look back').default(7).argParser(positiveInteger('--days')))
+    .addOption(
+      new Option('--threshold <n>', 'tokens for one audience and intermediary in one day above which a client is flagged')
+        .default(5)
+        .argParser(positiveInteger('--threshold')),
+    )
+    .action(async (options: { days: number; threshold: number }) => {
+      const rows = await withDatabase(loadConfig(), (pool) => issuanceReport(pool, options.days, options.threshold));
+      print(json(), rows, () =>
+        rows.length === 0
+          ? `no tokens issued in the last ${options.days} day(s)`
+          : table([
+              ['DAY', 'CLIENT_ID', 'NAME', 'TOKENS', 'TARGETS', 'MAX/TARGET', 'TOKEN REUSE'],
+              ...rows.map((r) => [
+                r.day,
+                r.clientId,
+                r.name,
+                String(r.tokens),
+                String(r.targets),
+                String(r.maxPerTarget),
+                r.reusesTokens ? 'ok' : 'NOT REUSED: fetches a token per call?',
+              ]),
+            ]),
+      );
+    });
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    await buildCli().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    const known = error instanceof CliError || error instanceof ConfigError || error instanceof ClientInputError;
+    process.stderr.write(`immogate: ${known ? (error as Error).message : `error: ${(error as Error).message}`}\n`);
+    process.exitCode = 1;
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,116 @@
+import path from 'node:path';
+
+/** Typed, frozen configuration. Built once from the environment and passed in; never read at import time. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** Absolute base URL clients use; the token audiences are derived from it. No trailing slash. */
+  readonly publicUrl: string;
+  readonly dataDir: string;
+  /** External PostgreSQL; when absent an embedded one is started under `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolSize: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly workerConcurrency: number;
+  /** Lets outbound calls (webhooks, media fetches) reach loopback and private ranges. */
+  readonly allowPrivateTargets: boolean;
+  /** Seconds to wait between delivery attempts. */
+  readonly webhookRetrySchedule: readonly number[];
+  readonly bodyLimitBytes: number;
+  /** Seconds in-flight requests get to finish on shutdown. */
+  readonly shutdownGraceSeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function publicUrl(env: Env, host: string, port: number): string {
+  const raw = env.PUBLIC_URL;
+  const fallbackHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const value = raw === undefined || raw === '' ? `http://${fallbackHost.includes(':') ? `[${fallbackHost}]` : fallbackHost}:${port}` : raw;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('PUBLIC_URL', `must be an absolute http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('PUBLIC_URL', `must use http or https, got "${url.protocol}"`);
+  }
+  if (url.search !== '' || url.hash !== '') throw new ConfigError('PUBLIC_URL', 'must not carry a query or fragment');
+  return url.toString().replace(/\/+$/, '');
+}
+
+function databaseUrl(env: Env): string | undefined {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError('DATABASE_URL', `must use the postgres:// scheme, got "${url.protocol}"`);
+  }
+  return raw;
+}
+
+function retrySchedule(env: Env): number[] {
+  const raw = env.WEBHOOK_RETRY_SCHEDULE;
+  if (raw === undefined || raw === '') return [5, 300, 1800, 7200, 18000, 36000];
+  const parts = raw.split(',').map((part) => part.trim());
+  const values = parts.map(Number);
+  if (parts.some((part) => part === '') || values.some((v) => !Number.isFinite(v) || v < 0)) {
+    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', `must be comma-separated non-negative seconds, got "${raw}"`);
+  }
+  return values;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST;
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const logLevel = env.LOG_LEVEL === undefined || env.LOG_LEVEL === '' ? 'info' : env.LOG_LEVEL;
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  return Object.freeze({
+    host,
+    port,
+    publicUrl: publicUrl(env, host, port),
+    dataDir: path.resolve(env.DATA_DIR === undefined || env.DATA_DIR === '' ? 'data' : env.DATA_DIR),
+    databaseUrl: databaseUrl(env),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    logLevel: logLevel as Config['logLevel'],
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 10, 1, 1000),
+    allowPrivateTargets: boolean(env, 'ALLOW_PRIVATE_TARGETS', false),
+    webhookRetrySchedule: Object.freeze(retrySchedule(env)),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
+  });
+}

@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { ALL_SCOPES } from '../../apis/catalogue.js';
+import { hashSecret, newSecret } from './secrets.js';
+
+export interface Client {
+  clientId: string;
+  name: string;
+  scopes: string[];
+  intermediaries: string[];
+  createdAt: string;
+  secretRotatedAt: string | null;
+  disabledAt: string | null;
+}
+
+interface ClientRow {
+  client_id: string;
+  name: string;
+  scopes: string[];
+  intermediaries: string[];
+  created_at: Date;
+  secret_rotated_at: Date | null;
+  disabled_at: Date | null;
+  secret_hash: string;
+}
+
+export class ClientInputError extends Error {}
+
+const INTERMEDIARY = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function toClient(row: ClientRow): Client {
+  return {
+    clientId: row.client_id,
+    name: row.name,
+    scopes: row.scopes,
+    intermediaries: row.intermediaries,
+    createdAt: row.created_at.toISOString(),
+    secretRotatedAt: row.secret_rotated_at?.toISOString() ?? null,
+    disabledAt: row.disabled_at?.toISOString() ?? null,
+  };
+}
+
+export function validateClientInput(name: string, intermediaries: string[], scopes: string[]): void {
+  if (name.trim() === '') throw new ClientInputError('--name must not be empty');
+  if (intermediaries.length === 0) throw new ClientInputError('at least one --intermediary is required');
+  for (const id of intermediaries) {
+    if (!INTERMEDIARY.test(id)) throw new ClientInputError(`intermediary "${id}" must be 1-128 characters of letters, digits, . _ : -`);
+  }
+  if (scopes.length === 0) throw new ClientInputError('--scopes must name at least one scope');
+  for (const scope of scopes) {
+    if (!ALL_SCOPES.includes(scope)) throw new ClientInputError(`unknown scope "${scope}"; known scopes: ${ALL_SCOPES.join(' ')}`);
+  }
+}
+
+export async function createClient(
+  pool: pg.Pool,
+  input: { name: string; intermediaries: string[]; scopes: string[] },
+): Promise<{ client: Client; secret: string }> {
+  const intermediaries = [...new Set(input.intermediaries)];
+  const scopes = [...new Set(input.scopes)];
+  validateClientInput(input.name, intermediaries, scopes);
+  const clientId = `ig_${randomBytes(12).toString('hex')}`;
+  const secret = newSecret();
+  const { rows } = await pool.query<ClientRow>(
+    `INSERT INTO clients (client_id, name, secret_hash, scopes, intermediaries)
+     VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+    [clientId, input.name.trim(), await hashSecret(secret), scopes, intermediaries],
+  );
+  return { client: toClient(rows[0] as ClientRow), secret };
+}
+
+export async function listClients(pool: pg.Pool): Promise<Client[]> {
+  const { rows } = await pool.query<ClientRow>('SELECT * FROM clients ORDER BY created_at, client_id');
+  return rows.map(toClient);
+}
+
+/** The client and its secret hash, for authentication; disabled clients are not returned. */
+export async function findActiveClient(pool: pg.Pool, clientId: string): Promise<(Client & { secretHash: string }) | undefined> {
+  const { rows } = await pool.query<ClientRow>('SELECT * FROM clients WHERE client_id = $1 AND disabled_at IS NULL', [clientId]);
+  const row = rows[0];
+  return row ? { ...toClient(row), secretHash: row.secret_hash } : undefined;
+}
+
+export async function rotateSecret(pool: pg.Pool, clientId: string): Promise<{ client: Client; secret: string } | undefined> {
+  const secret = newSecret();
+  const { rows } = await pool.query<ClientRow>(
+    'UPDATE clients SET secret_hash = $2, secret_rotated_at = now() WHERE client_id = $1 RETURNING *',
+    [clientId, await hashSecret(secret)],
+  );
+  const row = rows[0];
+  return row ? { client: toClient(row), secret } : undefined;
+}
+
+export async function disableClient(pool: pg.Pool, clientId: string): Promise<Client | undefined> {
+  const { rows } = await pool.query<ClientRow>(
+    'UPDATE clients SET disabled_at = coalesce(disabled_at, now()) WHERE client_id = $1 RETURNING *',
+    [clientId],
+  );
+  const row = rows[0];
+  return row ? toClient(row) : undefined;
+}
+
+export async function recordIssuance(
+  pool: pg.Pool,
+  issuance: { jti: string; clientId: string; audience: string; intermediaryId: string; scope: string },
+): Promise<void> {
+  await pool.query('INSERT INTO token_issuance (jti, client_id, audience, intermediary_id, scope) VALUES ($1, $2, $3, $4, $5)', [
+    issuance.jti,
+    issuance.clientId,
+    issuance.audience,
+    issuance.intermediaryId,
+    issuance.scope,
+  ]);
+}
+
+export interface IssuanceReportRow {
+  clientId: string;
+  name: string;
+  day: string;
+  tokens: number;
+  /** Distinct audience and intermediary pairs: a caching client needs about one token per pair per day. */
+  targets: number;
+  /** Most tokens issued for one pair that day. */
+  maxPerTarget: number;
+  reusesTokens: boolean;
+}
+
+/**
+ * Tokens issued per client per day over the last `days` days (UTC). A client that caches its
+ * token needs about one per audience and intermediary a day; one that asks for more than
+ * `threshold` for a single pair in a day is flagged as not reusing its tokens.
+ */
+export async function issuanceReport(pool: pg.Pool, days: number, threshold: number): Promise<IssuanceReportRow[]> {
+  const { rows } = await pool.query<{
+    client_id: string;
+    name: string;
+    day: string;
+    tokens: number;
+    targets: number;
+    max_per_target: number;
+  }>(
+    `WITH per_target AS (
+       SELECT client_id, (issued_at AT TIME ZONE 'UTC')::date AS day, audience, intermediary_id, count(*) AS n
+       FROM token_issuance
+       WHERE issued_at >= (now() AT TIME ZONE 'UTC')::date - ($1::int - 1)
+       GROUP BY 1, 2, 3, 4)
+     SELECT p.client_id, c.name, to_char(p.day, 'YYYY-MM-DD') AS day, sum(p.n)::int AS tokens,
+            count(*)::int AS targets, max(p.n)::int AS max_per_target
+     FROM per_target p JOIN clients c USING (client_id)
+     GROUP BY p.client_id, c.name, p.day
+     ORDER BY p.day DESC, p.client_id`,
+    [days],
+  );
+  return rows.map((row) => ({
+    clientId: row.client_id,
+    name: row.name,
+    day: row.day,
+    tokens: row.tokens,
+    targets: row.targets,
+    maxPerTarget: row.max_per_target,
+    reusesTokens: row.max_per_target <= threshold,
+  }));
+}

@@ -1,0 +1,105 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import { rootPath, type ApiDescriptor, type Environment } from '../../apis/catalogue.js';
+import type { Tenant } from '../db/tenant.js';
+import { badRequest, forbidden, unauthorized } from '../http/problems.js';
+import type { KeyStore } from './keys.js';
+import { grantsAny, parseScopes } from './scopes.js';
+import { TokenRejected, verifyToken } from './tokens.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the guard on every API route that is not public. */
+    tenant: Tenant | null;
+  }
+  interface FastifyContextConfig {
+    /** The scope a route requires; a held wildcard (`caas:*`) grants it. */
+    scope?: string;
+    /** Marks a route under an API root that needs no token (its OpenAPI document, health). */
+    public?: boolean;
+  }
+}
+
+// Contract-notes: three space-separated name/version parts.
+const THREE_PART_USER_AGENT = /^[^/\s]+\/[^/\s]+\s{1}[^/\s]+\/[^/\s]+\s{1}[^/\s]+\/[^/\s]+$/;
+
+/**
+ * Remembers for a short while whether a client is still enabled, so disabling a client cuts
+ * off its tokens within CLIENT_STATUS_TTL_MS without a database read on every request.
+ */
+const CLIENT_STATUS_TTL_MS = 10_000;
+
+class ClientStatus {
+  private readonly cache = new Map<string, { active: boolean; until: number }>();
+  constructor(private readonly pool: pg.Pool) {}
+
+  async active(clientId: string): Promise<boolean> {
+    const now = Date.now();
+    const cached = this.cache.get(clientId);
+    if (cached && cached.until > now) return cached.active;
+    const { rows } = await this.pool.query<{ active: boolean }>('SELECT disabled_at IS NULL AS active FROM clients WHERE client_id = $1', [
+      clientId,
+    ]);
+    const active = rows[0]?.active === true;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(clientId, { active, until: now + CLIENT_STATUS_TTL_MS });
+    return active;
+  }
+}
+
+export interface GuardOptions {
+  pool: pg.Pool;
+  keys: KeyStore;
+  publicUrl: string;
+}
+
+function bearer(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (header === undefined || header === '') throw unauthorized('The Authorization header with a Bearer token is required');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized('The Authorization header must be "Bearer <access token>"');
+  return match[1] as string;
+}
+
+/**
+ * The hook every route of one API root runs first: the firewall's User-Agent rule, then the
+ * bearer token (signature, issuer, expiry, audience of exactly this API and environment), then
+ * the route's scope. It leaves the request's tenant behind for the handlers.
+ */
+export function installGuard(app: FastifyInstance, api: ApiDescriptor, environment: Environment, options: GuardOptions): void {
+  const audience = options.publicUrl + rootPath(api, environment);
+  const clients = new ClientStatus(options.pool);
+
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public !== true && route.config?.scope === undefined) {
+      throw new Error(`route ${String(route.method)} ${route.url} of ${api.id} declares neither a scope nor public: true`);
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const config = request.routeOptions.config;
+    const userAgent = request.headers['user-agent'];
+    if (userAgent === undefined || userAgent.trim() === '') {
+      throw forbidden('Requests without a User-Agent header are refused');
+    }
+    if (config.public === true) return;
+    if (api.strictUserAgent && !THREE_PART_USER_AGENT.test(userAgent)) {
+      throw badRequest(
+        [{ name: 'User-Agent', reason: 'must be three space-separated name/version parts, e.g. "MyCrm/1.0.0 curl/7.52.1 debian/9".' }],
+        'header',
+      );
+    }
+    let claims;
+    try {
+      claims = await verifyToken(options.keys, bearer(request), options.publicUrl, audience);
+    } catch (error) {
+      if (error instanceof TokenRejected) throw unauthorized(`The access token is not valid: ${error.message}`);
+      throw error;
+    }
+    if (!(await clients.active(claims.sub))) throw unauthorized('The access token is not valid: its client is disabled');
+    const scopes = parseScopes(claims.scope);
+    const required = config.scope as string;
+    if (!grantsAny(scopes, required)) throw forbidden(`The access token lacks the scope ${required}`);
+    request.tenant = { environment, agencyId: claims.intermediary_id, clientId: claims.sub, scopes };
+  });
+}

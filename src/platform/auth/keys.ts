@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
+import type pg from 'pg';
+import { inTransaction } from '../db/pool.js';
+
+export const ALGORITHM = 'ES256';
+
+export interface SigningKey {
+  kid: string;
+  key: CryptoKey;
+}
+
+interface KeyRow {
+  kid: string;
+  private_jwk: JWK;
+  public_jwk: JWK;
+}
+
+/**
+ * The token signing keys, shared by every process through the database. The first process to
+ * find none creates one under a transaction-scoped advisory lock, so processes starting together
+ * agree on a single key.
+ */
+export class KeyStore {
+  private constructor(
+    private readonly pool: pg.Pool,
+    private signing: SigningKey,
+    private publicKeys: Map<string, { jwk: JWK; key: CryptoKey }>,
+  ) {}
+
+  static async open(pool: pg.Pool): Promise<KeyStore> {
+    let rows = await KeyStore.rows(pool);
+    if (rows.length === 0) {
+      rows = await inTransaction(pool, async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['immogate.signing_keys']);
+        const existing = await client.query<KeyRow>('SELECT kid, private_jwk, public_jwk FROM signing_keys ORDER BY created_at DESC');
+        if (existing.rows.length > 0) return existing.rows;
+        const { privateKey, publicKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+        const kid = randomUUID();
+        const row: KeyRow = { kid, private_jwk: await exportJWK(privateKey), public_jwk: await exportJWK(publicKey) };
+        await client.query('INSERT INTO signing_keys (kid, algorithm, private_jwk, public_jwk) VALUES ($1, $2, $3, $4)', [
+          kid,
+          ALGORITHM,
+          row.private_jwk,
+          row.public_jwk,
+        ]);
+        return [row];
+      });
+    }
+    const newest = rows[0] as KeyRow;
+    const signing = { kid: newest.kid, key: (await importJWK(newest.private_jwk, ALGORITHM)) as CryptoKey };
+    return new KeyStore(pool, signing, await KeyStore.publicMap(rows));
+  }
+
+  private static async rows(pool: pg.Pool): Promise<KeyRow[]> {
+    return (await pool.query<KeyRow>('SELECT kid, private_jwk, public_jwk FROM signing_keys ORDER BY created_at DESC')).rows;
+  }
+
+  private static async publicMap(rows: KeyRow[]): Promise<Map<string, { jwk: JWK; key: CryptoKey }>> {
+    const map = new Map<string, { jwk: JWK; key: CryptoKey }>();
+    for (const row of rows) {
+      map.set(row.kid, { jwk: row.public_jwk, key: (await importJWK(row.public_jwk, ALGORITHM)) as CryptoKey });
+    }
+    return map;
+  }
+
+  signingKey(): SigningKey {
+    return this.signing;
+  }
+
+  /** The public key for `kid`; a kid we have not seen is looked up once more in the database. */
+  async verificationKey(kid: string): Promise<CryptoKey | undefined> {
+    const known = this.publicKeys.get(kid);
+    if (known) return known.key;
+    const rows = await KeyStore.rows(this.pool);
+    if (!rows.some((row) => row.kid === kid)) return undefined;
+    this.publicKeys = await KeyStore.publicMap(rows);
+    return this.publicKeys.get(kid)?.key;
+  }
+
+  jwks(): { keys: JWK[] } {
+    return {
+      keys: [...this.publicKeys.entries()].map(([kid, { jwk }]) => ({ ...jwk, kid, alg: ALGORITHM, use: 'sig' })),
+    };
+  }
+}

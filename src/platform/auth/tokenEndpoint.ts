@@ -1,0 +1,195 @@
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import { audiences, type Audience } from '../../apis/catalogue.js';
+import type { Metrics } from '../metrics.js';
+import { findActiveClient, recordIssuance } from './clients.js';
+import type { KeyStore } from './keys.js';
+import { grantsAny, parseScopes } from './scopes.js';
+import { verifySecret } from './secrets.js';
+import { TOKEN_LIFETIME_SECONDS, issueToken } from './tokens.js';
+
+/** RFC 6749 section 5.2 error codes, with the HTTP status each is answered with. */
+const OAUTH_STATUS = {
+  invalid_request: 400,
+  invalid_client: 401,
+  unsupported_grant_type: 400,
+  invalid_scope: 400,
+  invalid_target: 400,
+} as const;
+type OAuthErrorCode = keyof typeof OAUTH_STATUS;
+
+export class OAuthError extends Error {
+  constructor(readonly code: OAuthErrorCode, readonly description: string) {
+    super(description);
+  }
+}
+
+interface TokenContext {
+  params: Record<string, string>;
+  basic: { clientId: string; secret: string } | undefined;
+}
+
+const PARAMS = ['grant_type', 'client_id', 'client_secret', 'audience', 'intermediary_id', 'scope'] as const;
+
+/** Step 1: the parameters, each at most once (RFC 6749 section 3.2); unknown ones are ignored. */
+function parseRequest(request: FastifyRequest): TokenContext {
+  const body = request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new OAuthError('invalid_request', 'the body must be a JSON object or form-encoded parameters');
+  }
+  const params: Record<string, string> = {};
+  for (const name of PARAMS) {
+    const value = (body as Record<string, unknown>)[name];
+    if (value === undefined || value === null || value === '') continue;
+    if (typeof value !== 'string') throw new OAuthError('invalid_request', `${name} must be given once, as a string`);
+    params[name] = value;
+  }
+  return { params, basic: basicCredentials(request.headers.authorization) };
+}
+
+/** RFC 6749 section 2.3.1: id and secret form-urlencoded, then joined by a colon, then base64. */
+function basicCredentials(header: string | undefined): TokenContext['basic'] {
+  if (header === undefined) return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) throw new OAuthError('invalid_client', 'the Authorization header must use the Basic scheme');
+  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new OAuthError('invalid_client', 'the Basic credentials must be client_id:client_secret');
+  try {
+    const unescape = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '));
+    return { clientId: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+  } catch {
+    throw new OAuthError('invalid_client', 'the Basic credentials are not correctly encoded');
+  }
+}
+
+function required(params: Record<string, string>, name: string): string {
+  const value = params[name];
+  if (value === undefined) throw new OAuthError('invalid_request', `${name} is required`);
+  return value;
+}
+
+/** Step 2: exactly one authentication method, then the secret checked in constant time. */
+async function authenticateClient(pool: pg.Pool, context: TokenContext) {
+  const inBody = context.params.client_id !== undefined || context.params.client_secret !== undefined;
+  if (context.basic && inBody && context.params.client_secret !== undefined) {
+    throw new OAuthError('invalid_request', 'send the client credentials either by HTTP Basic or in the body, not both');
+  }
+  const clientId = context.basic?.clientId ?? context.params.client_id;
+  const secret = context.basic?.secret ?? context.params.client_secret;
+  if (clientId === undefined) throw new OAuthError('invalid_request', 'client_id is required');
+  if (context.basic && context.params.client_id !== undefined && context.params.client_id !== clientId) {
+    throw new OAuthError('invalid_request', 'client_id in the body differs from the Basic credentials');
+  }
+  if (secret === undefined) throw new OAuthError('invalid_request', 'client_secret is required');
+  const client = await findActiveClient(pool, clientId);
+  const valid = await verifySecret(secret, client?.secretHash);
+  if (!client || !valid) throw new OAuthError('invalid_client', 'client authentication failed');
+  return client;
+}
+
+/** Step 3: only client_credentials. */
+function checkGrant(params: Record<string, string>): void {
+  const grant = required(params, 'grant_type');
+  if (grant !== 'client_credentials') {
+    throw new OAuthError('unsupported_grant_type', `grant_type "${grant}" is not supported; use client_credentials`);
+  }
+}
+
+/** Step 4: the audience is one API root in one environment. */
+function checkAudience(params: Record<string, string>, known: Audience[]): Audience {
+  const wanted = required(params, 'audience');
+  const audience = known.find((candidate) => candidate.url === wanted.replace(/\/+$/, ''));
+  if (!audience) {
+    throw new OAuthError('invalid_target', `audience "${wanted}" is not an API root of this server; use one of ${known.map((a) => a.url).join(', ')}`);
+  }
+  return audience;
+}
+
+/** Step 5: the intermediary (agency) the client acts for. */
+function checkIntermediary(params: Record<string, string>, allowed: string[]): string {
+  const intermediary = required(params, 'intermediary_id');
+  if (!allowed.includes(intermediary)) {
+    throw new OAuthError('invalid_request', `intermediary_id "${intermediary}" is not an intermediary this client may act for`);
+  }
+  return intermediary;
+}
+
+/**
+ * Step 6: the token holds exactly the scopes requested, each granted by one the client holds and
+ * belonging to the audience's API; no scope requested means every scope the client holds there.
+ */
+function checkScope(params: Record<string, string>, held: string[], audience: Audience): string {
+  const prefix = `${audience.api.scopePrefix}:`;
+  if (params.scope === undefined) {
+    const scopes = held.filter((scope) => scope.startsWith(prefix));
+    if (scopes.length === 0) throw new OAuthError('invalid_scope', `the client holds no scope of ${audience.url}`);
+    return scopes.join(' ');
+  }
+  const requested = [...new Set(parseScopes(params.scope))];
+  if (requested.length === 0) throw new OAuthError('invalid_scope', 'scope is empty');
+  for (const scope of requested) {
+    if (!audience.api.scopes.includes(scope)) {
+      throw new OAuthError('invalid_scope', `scope "${scope}" is not a scope of ${audience.url}`);
+    }
+    if (!grantsAny(held, scope)) throw new OAuthError('invalid_scope', `scope "${scope}" is not granted to this client`);
+  }
+  return requested.join(' ');
+}
+
+function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
+  if (error.code === 'invalid_client') reply.header('www-authenticate', 'Basic realm="immogate", charset="UTF-8"');
+  return reply
+    .code(OAUTH_STATUS[error.code])
+    .header('cache-control', 'no-store')
+    .header('pragma', 'no-cache')
+    .send({ error: error.code, error_description: error.description });
+}
+
+export interface TokenEndpointOptions {
+  pool: pg.Pool;
+  keys: KeyStore;
+  publicUrl: string;
+  metrics: Metrics;
+}
+
+export async function tokenEndpoint(app: FastifyInstance, options: TokenEndpointOptions): Promise<void> {
+  const known = audiences(options.publicUrl);
+  await app.register(formbody);
+
+  // Parse failures of this route answer in the OAuth shape too, not as problems.
+  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+    if (error instanceof OAuthError) return sendOAuthError(reply, error);
+    if (error.statusCode !== undefined && error.statusCode < 500) {
+      const unsupported = error.statusCode === 415;
+      return sendOAuthError(
+        reply,
+        new OAuthError('invalid_request', unsupported ? 'send application/json or application/x-www-form-urlencoded' : error.message),
+      );
+    }
+    throw error;
+  });
+
+  app.post('/oauth/token', { schema: { hide: true } }, async (request, reply) => {
+    const context = parseRequest(request);
+    const client = await authenticateClient(options.pool, context);
+    checkGrant(context.params);
+    const audience = checkAudience(context.params, known);
+    const intermediaryId = checkIntermediary(context.params, client.intermediaries);
+    const scope = checkScope(context.params, client.scopes, audience);
+    const { token, jti } = await issueToken(options.keys, {
+      issuer: options.publicUrl,
+      clientId: client.clientId,
+      audience: audience.url,
+      intermediaryId,
+      scope,
+    });
+    await recordIssuance(options.pool, { jti, clientId: client.clientId, audience: audience.url, intermediaryId, scope });
+    options.metrics.tokensIssued.inc({ api: audience.api.id, environment: audience.environment });
+    return reply
+      .header('cache-control', 'no-store')
+      .header('pragma', 'no-cache')
+      .send({ access_token: token, expires_in: TOKEN_LIFETIME_SECONDS, token_type: 'Bearer', scope });
+  });
+}

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT, decodeProtectedHeader, jwtVerify, errors } from 'jose';
+import { ALGORITHM, type KeyStore } from './keys.js';
+
+export const TOKEN_LIFETIME_SECONDS = 86_400;
+
+export interface TokenClaims {
+  iss: string;
+  sub: string;
+  aud: string;
+  exp: number;
+  iat: number;
+  jti: string;
+  scope: string;
+  intermediary_id: string;
+}
+
+export interface IssueRequest {
+  issuer: string;
+  clientId: string;
+  audience: string;
+  intermediaryId: string;
+  scope: string;
+}
+
+export async function issueToken(keys: KeyStore, request: IssueRequest): Promise<{ token: string; jti: string }> {
+  const { kid, key } = keys.signingKey();
+  const jti = randomUUID();
+  const token = await new SignJWT({ scope: request.scope, intermediary_id: request.intermediaryId })
+    .setProtectedHeader({ alg: ALGORITHM, kid, typ: 'at+jwt' })
+    .setIssuer(request.issuer)
+    .setSubject(request.clientId)
+    .setAudience(request.audience)
+    .setIssuedAt()
+    .setExpirationTime(`${TOKEN_LIFETIME_SECONDS}s`)
+    .setJti(jti)
+    .sign(key);
+  return { token, jti };
+}
+
+export class TokenRejected extends Error {}
+
+/**
+ * Verifies signature (algorithm pinned: a token claiming `none` or HS256 is refused before any
+ * key is used), issuer, audience and expiry, and that the claims we rely on are present.
+ */
+export async function verifyToken(keys: KeyStore, token: string, issuer: string, audience: string): Promise<TokenClaims> {
+  let kid: string | undefined;
+  try {
+    const header = decodeProtectedHeader(token);
+    if (header.alg !== ALGORITHM) throw new TokenRejected(`the token algorithm must be ${ALGORITHM}`);
+    kid = header.kid;
+  } catch (error) {
+    if (error instanceof TokenRejected) throw error;
+    throw new TokenRejected('the token is not a well-formed JWT');
+  }
+  const key = kid === undefined ? undefined : await keys.verificationKey(kid);
+  if (!key) throw new TokenRejected('the token was not signed by this server');
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer, audience });
+    if (typeof payload.sub !== 'string' || typeof payload.scope !== 'string' || typeof payload.intermediary_id !== 'string') {
+      throw new TokenRejected('the token lacks sub, scope or intermediary_id');
+    }
+    return payload as unknown as TokenClaims;
+  } catch (error) {
+    if (error instanceof TokenRejected) throw error;
+    if (error instanceof errors.JWTExpired) throw new TokenRejected('the token has expired');
+    if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud') {
+      throw new TokenRejected(`the token's audience is not ${audience}`);
+    }
+    if (error instanceof errors.JWSSignatureVerificationFailed) throw new TokenRejected('the token signature is invalid');
+    throw new TokenRejected(`the token is invalid (${(error as Error).message})`);
+  }
+}

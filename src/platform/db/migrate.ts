@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+import { runMigrations, type Logger } from 'graphile-worker';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../../../migrations/', import.meta.url));
+// Session-level advisory lock: processes starting together apply migrations one at a time.
+const LOCK_KEY = 0x1_6a7e_0001;
+
+export interface Migration {
+  id: number;
+  name: string;
+  sql: string;
+}
+
+export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return fs
+    .readdirSync(dir)
+    .filter((file) => /^\d{3}_[a-z0-9_]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({ id: Number(file.slice(0, 3)), name: file.slice(4, -4), sql: fs.readFileSync(`${dir}/${file}`, 'utf8') }));
+}
+
+/**
+ * Brings the database up to date: graphile-worker's own schema first (our functions call it),
+ * then ours. Each of our migrations runs in its own transaction that records it first, so a
+ * failed migration leaves nothing behind. Returns the names applied by this call.
+ */
+export async function migrate(pool: pg.Pool, logger: Logger): Promise<string[]> {
+  await runMigrations({ pgPool: pool, logger });
+  const client = await pool.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+    await client.query(`CREATE TABLE IF NOT EXISTS immogate_migrations (
+      id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set((await client.query<{ id: number }>('SELECT id FROM immogate_migrations')).rows.map((row) => row.id));
+    for (const migration of listMigrations()) {
+      if (done.has(migration.id)) continue;
+      try {
+        await client.query('BEGIN');
+        await client.query('INSERT INTO immogate_migrations (id, name) VALUES ($1, $2)', [migration.id, migration.name]);
+        await client.query(migration.sql);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${migration.id}_${migration.name} failed: ${(error as Error).message}`);
+      }
+      applied.push(`${String(migration.id).padStart(3, '0')}_${migration.name}`);
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
+    client.release();
+  }
+  return applied;
+}

@@ -1,0 +1,99 @@
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import sjson from 'secure-json-parse';
+import type { Logger } from '../log.js';
+import {
+  PROBLEM_CONTENT_TYPE,
+  Problem,
+  badRequest,
+  internalError,
+  methodNotAllowed,
+  notFound,
+  payloadTooLarge,
+  unsupportedMediaType,
+} from './problems.js';
+import { validationProblem } from './validation.js';
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
+  return reply
+    .code(problem.status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify(problem.body(reply.request.id)));
+}
+
+/** Maps anything thrown while handling a request onto one problem; nothing internal leaks on 5xx. */
+export function toProblem(error: FastifyError | Problem | Error, bodyLimit: number): Problem {
+  if (error instanceof Problem) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return validationProblem(fastifyError.validation as never, fastifyError.validationContext ?? 'body');
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return unsupportedMediaType(undefined, ['application/json']);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return payloadTooLarge(bodyLimit);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return badRequest([{ name: '', reason: 'The body is empty but the content type is application/json.' }], 'body');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return badRequest([{ name: 'Content-Length', reason: 'does not match the length of the body.' }], 'header');
+    default:
+      break;
+  }
+  const status = fastifyError.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    return new Problem(status, STATUS_CODES[status] ?? 'Client error', fastifyError.message);
+  }
+  return internalError();
+}
+
+/**
+ * JSON bodies parsed with the parser's own message kept ("Unexpected token } in JSON at
+ * position 41"), so a client learns where its document broke; prototype-poisoning keys refused.
+ */
+function parseJson(_request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
+  if (body.length === 0) {
+    done(badRequest([{ name: '', reason: 'The body is empty but the content type is application/json.' }], 'body'));
+    return;
+  }
+  try {
+    done(null, sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
+  } catch (error) {
+    done(badRequest([{ name: '', reason: `is not valid JSON: ${(error as Error).message}.` }], 'body', 'The body is not valid JSON'));
+  }
+}
+
+/** Error rendering, JSON parsing, 404 and 405 for the whole app. */
+export function installErrorHandling(app: FastifyInstance, logger: Logger, bodyLimit: number): void {
+  // JSON only: the APIs speak nothing else (the token endpoint adds form encoding for itself).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const problem = toProblem(error, bodyLimit);
+    if (problem.status >= 500) logger.error({ err: error, traceparent: request.id, url: request.url }, 'request failed');
+    return sendProblem(reply, problem);
+  });
+
+  // Paths known with other methods get 405 with Allow; a path unknown altogether gets 404.
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const known = methodsByPath.get(route.url) ?? new Set<string>();
+    for (const method of methods) known.add(method);
+    methodsByPath.set(route.url, known);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    for (const [pattern, methods] of methodsByPath) {
+      if (matches(pattern, path)) return sendProblem(reply, methodNotAllowed(request.method, [...methods].sort()));
+    }
+    return sendProblem(reply, notFound(`No resource at ${request.method} ${path}`));
+  });
+}
+
+function matches(pattern: string, path: string): boolean {
+  const a = pattern.split('/');
+  const b = path.split('/');
+  if (a.length !== b.length) return false;
+  return a.every((segment, i) => segment.startsWith(':') ? (b[i] ?? '') !== '' : segment === b[i]);
+}

@@ -1,0 +1,89 @@
+/**
+ * The one catalogue of API errors. Every non-2xx answer of the APIs is an RFC 7807 problem
+ * rendered by errors.ts from one of these; the token endpoint has its own RFC 6749 shape.
+ */
+export type ErrorSource = 'body' | 'requestParameter' | 'header' | 'contentType';
+
+export interface FieldError {
+  name: string;
+  reason: string;
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+// Relative URI references (RFC 7807 allows them), resolved against the server's own address.
+const TYPE_BASE = '/problems/';
+
+export class Problem extends Error {
+  readonly type: string;
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+    type?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = 'Problem';
+    this.type = TYPE_BASE + (type ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-'));
+  }
+
+  /** Fastify and other error consumers read the status from here. */
+  get statusCode(): number {
+    return this.status;
+  }
+
+  body(instance: string): Record<string, unknown> {
+    return { type: this.type, title: this.title, status: this.status, detail: this.detail, instance, ...this.extra };
+  }
+}
+
+export const VALIDATION_DETAIL = 'Your request has not been validated';
+
+export function badRequest(errors: FieldError[], errorSource: ErrorSource, detail = VALIDATION_DETAIL): Problem {
+  return new Problem(400, 'Bad request', detail, { errors, errorSource }, 'bad-request');
+}
+
+export function unauthorized(detail: string): Problem {
+  return new Problem(401, 'Unauthorized', detail, {}, undefined, { 'www-authenticate': 'Bearer' });
+}
+
+export function forbidden(detail: string): Problem {
+  return new Problem(403, 'Forbidden', detail);
+}
+
+export function notFound(detail: string): Problem {
+  return new Problem(404, 'Not found', detail, {}, 'not-found');
+}
+
+export function methodNotAllowed(method: string, allowed: string[]): Problem {
+  return new Problem(405, 'Method not allowed', `${method} is not allowed here; allowed: ${allowed.join(', ')}`, {}, undefined, {
+    allow: allowed.join(', '),
+  });
+}
+
+export function payloadTooLarge(limit: number): Problem {
+  return new Problem(413, 'Payload too large', `The request body exceeds ${limit} bytes`);
+}
+
+export function unsupportedMediaType(contentType: string | undefined, accepted: string[]): Problem {
+  return new Problem(
+    415,
+    'Unsupported media type',
+    `Content type ${contentType ? `"${contentType}"` : '(none)'} is not accepted; send ${accepted.join(' or ')}`,
+    { errors: [{ name: 'Content-Type', reason: `must be ${accepted.join(' or ')}` }], errorSource: 'contentType' },
+  );
+}
+
+export function tooManyRequests(retryAfterSeconds: number, detail: string): Problem {
+  return new Problem(429, 'Too many requests', detail, {}, undefined, { 'retry-after': String(retryAfterSeconds) });
+}
+
+export function internalError(): Problem {
+  return new Problem(500, 'Internal server error', 'The server could not complete the request; quote the instance when reporting it');
+}
+
+export function serviceUnavailable(detail: string): Problem {
+  return new Problem(503, 'Service unavailable', detail);
+}

@@ -1,0 +1,68 @@
+import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import { tooManyRequests } from './problems.js';
+
+/**
+ * @fastify/rate-limit with its counters in PostgreSQL, so the limit holds across every server
+ * process of a scale-out deployment, not per process. Time comes from the database clock for
+ * the same reason. Routes opt in with `config.rateLimit: { max, timeWindow }`.
+ */
+function postgresStore(pool: pg.Pool) {
+  return class PostgresRateLimitStore implements FastifyRateLimitStore {
+    constructor(private readonly prefix = '') {}
+
+    incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
+      pool
+        .query<{ hits: number; ttl: number }>(
+          `WITH now AS (SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)
+           INSERT INTO rate_limit_windows AS w (key, window_start, hits)
+           SELECT $1, ms - ms % $2, 1 FROM now
+           ON CONFLICT (key, window_start) DO UPDATE SET hits = w.hits + 1
+           RETURNING hits, (window_start + $2 - (SELECT ms FROM now))::int AS ttl`,
+          [this.prefix + key, timeWindow],
+        )
+        .then(({ rows }) => {
+          const row = rows[0] as { hits: number; ttl: number };
+          callback(null, { current: row.hits, ttl: Math.max(row.ttl, 1) });
+        }, callback);
+    }
+
+    // The plugin passes the merged route settings with the route under `routeInfo` (its typings say otherwise).
+    child(settings: object): FastifyRateLimitStore {
+      const route = (settings as { routeInfo?: { method?: unknown; url?: unknown } }).routeInfo ?? {};
+      return new PostgresRateLimitStore(`${String(route.method)} ${String(route.url)}|`);
+    }
+  };
+}
+
+/** The caller is the API client and agency of the token; before authentication, the address. */
+function callerKey(request: FastifyRequest): string {
+  const tenant = request.tenant;
+  return tenant ? `${tenant.environment}|${tenant.clientId}|${tenant.agencyId}` : `ip|${request.ip}`;
+}
+
+export async function installRateLimiting(app: FastifyInstance, pool: pg.Pool): Promise<void> {
+  await app.register(rateLimit, {
+    global: false,
+    // After onRequest, where the guard has identified the caller.
+    hook: 'preParsing',
+    store: postgresStore(pool) as never,
+    keyGenerator: callerKey,
+    // A broken counter store must not take the API down with it.
+    skipOnError: true,
+    errorResponseBuilder: (_request, context) =>
+      tooManyRequests(
+        Math.max(1, Math.ceil(context.ttl / 1000)),
+        `At most ${context.max} requests per ${context.after} are allowed for this caller; retry later`,
+      ),
+  });
+}
+
+/** Deletes windows that ended more than a minute ago; run by a periodic job. */
+export async function pruneRateLimitWindows(pool: pg.Pool): Promise<number> {
+  const { rowCount } = await pool.query(
+    'DELETE FROM rate_limit_windows WHERE window_start < floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - 60000',
+  );
+  return rowCount ?? 0;
+}

@@ -1,0 +1,77 @@
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { badRequest, type ErrorSource, type FieldError, type Problem } from './problems.js';
+
+/**
+ * Two Ajv instances behind one schema compiler. Bodies are validated as sent: no coercion, no
+ * defaults filled in, nothing removed (Fastify's default strips unknown members; the contracts
+ * refuse them), every error reported at once. Query strings, path parameters and headers arrive
+ * as text, so there numbers and booleans are coerced and defaults applied.
+ */
+const common: Options = { allErrors: true, removeAdditional: false, strict: false, messages: true };
+
+function withFormats(ajv: Ajv): Ajv {
+  (addFormats as unknown as (ajv: Ajv) => void)(ajv);
+  return ajv;
+}
+
+export interface Validators {
+  compiler: FastifySchemaCompiler<unknown>;
+  /** Registers a schema with an `$id` so route schemas can `$ref` it. */
+  addSchema(schema: { $id: string }): void;
+}
+
+export function createValidators(): Validators {
+  const body = withFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false }));
+  const text = withFormats(new Ajv({ ...common, coerceTypes: 'array', useDefaults: true }));
+  return {
+    compiler: ({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema as object),
+    addSchema(schema) {
+      body.addSchema(schema);
+      text.addSchema(schema);
+    },
+  };
+}
+
+const SOURCES: Record<string, ErrorSource> = {
+  body: 'body',
+  querystring: 'requestParameter',
+  params: 'requestParameter',
+  headers: 'header',
+};
+
+/** One field error in the contract's words: a JSON pointer for the body, the bare name elsewhere. */
+export function fieldError(error: ErrorObject, source: ErrorSource): FieldError {
+  const params = error.params as Record<string, unknown>;
+  let pointer = error.instancePath;
+  let reason = error.message ?? 'is invalid';
+  if (error.keyword === 'additionalProperties') {
+    pointer += `/${String(params.additionalProperty)}`;
+    reason = `must NOT have additional properties: ${String(params.additionalProperty)}.`;
+  } else if (error.keyword === 'required') {
+    pointer += `/${String(params.missingProperty)}`;
+    reason = 'is required.';
+  } else if (error.keyword === 'enum') {
+    reason = `must be equal to one of the allowed values: ${(params.allowedValues as unknown[]).join(', ')}.`;
+  } else {
+    reason = `${reason}.`;
+  }
+  const name = source === 'body' ? pointer : pointer.replace(/^\//, '').replace(/\//g, '.');
+  return { name, reason };
+}
+
+export function validationProblem(errors: ErrorObject[], context: string): Problem {
+  const source = SOURCES[context] ?? 'body';
+  const seen = new Set<string>();
+  const fields: FieldError[] = [];
+  for (const error of errors) {
+    const field = fieldError(error, source);
+    const key = `${field.name}\u0000${field.reason}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      fields.push(field);
+    }
+  }
+  return badRequest(fields, source);
+}

@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import type pg from 'pg';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  tokensIssued: Counter<'api' | 'environment'>;
+}
+
+/** Prometheus metrics: HTTP by route and status, token issuance, job queue depth, process. */
+export function createMetrics(pool: pg.Pool): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const tokensIssued = new Counter({
+    name: 'immogate_tokens_issued_total',
+    help: 'Access tokens issued, by API and environment',
+    labelNames: ['api', 'environment'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'immogate_job_queue_depth',
+    help: 'Jobs waiting in the queue, by state (ready: may run now; scheduled: waiting for run_at; locked: running)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const { rows } = await pool.query<{ ready: number; scheduled: number; locked: number }>(
+        `SELECT count(*) FILTER (WHERE locked_at IS NULL AND run_at <= now() AND attempts < max_attempts) AS ready,
+                count(*) FILTER (WHERE locked_at IS NULL AND run_at > now()) AS scheduled,
+                count(*) FILTER (WHERE locked_at IS NOT NULL) AS locked
+         FROM graphile_worker._private_jobs`,
+      );
+      const row = rows[0];
+      if (!row) return;
+      this.set({ state: 'ready' }, row.ready);
+      this.set({ state: 'scheduled' }, row.scheduled);
+      this.set({ state: 'locked' }, row.locked);
+    },
+  });
+  return { registry, tokensIssued };
+}
+
+/** Counts and times every request by its route pattern (not its raw URL, to bound cardinality). */
+export function instrumentHttp(app: FastifyInstance, metrics: Metrics): void {
+  const requests = new Counter({
+    name: 'immogate_http_requests_total',
+    help: 'HTTP requests by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [metrics.registry],
+  });
+  const duration = new Histogram({
+    name: 'immogate_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [metrics.registry],
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

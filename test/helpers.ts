@@ -1,0 +1,162 @@
+/**
+ * What every test file uses: a database of its own (cloned from the run's migrated template),
+ * a real immogate listening on loopback, clients and tokens made through the real endpoints.
+ */
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import pg from 'pg';
+import type { ApiModule } from '../src/apis/module.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { createClient } from '../src/platform/auth/clients.js';
+import { createPool, type Pool } from '../src/platform/db/pool.js';
+import { createLogger } from '../src/platform/log.js';
+import { startServices, type Services } from '../src/runtime.js';
+
+export const USER_AGENT = 'ImmogateTests/1.0.0 node/20 linux/6';
+
+function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests with npm test`);
+  return value;
+}
+
+export function databaseUrl(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: env('IMMOGATE_TEST_ADMIN_URL') });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A database for one test file: migrated (from the template) unless `empty`. */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+  const name = `immogate_t_${randomBytes(6).toString('hex')}`;
+  await adminQuery(options.empty ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${env('IMMOGATE_TEST_TEMPLATE')}`);
+  return {
+    name,
+    url: databaseUrl(env('IMMOGATE_TEST_ADMIN_URL'), name),
+    drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface TestServer {
+  config: Config;
+  base: string;
+  pool: Pool;
+  services: Services;
+  close(): Promise<void>;
+}
+
+/** immogate (server and worker) on a free loopback port, on `database`. */
+export async function startTestServer(
+  database: TestDatabase,
+  options: { env?: Record<string, string>; apis?: readonly ApiModule[]; worker?: boolean } = {},
+): Promise<TestServer> {
+  const port = await freePort();
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'silent',
+    DATA_DIR: '/nonexistent',
+    ...options.env,
+  });
+  const services = await startServices(config, createLogger(config), { server: true, worker: options.worker ?? false }, {
+    apis: options.apis,
+    onFirstRun: () => undefined,
+  });
+  const pool = createPool(database.url, 4);
+  return {
+    config,
+    base: config.publicUrl,
+    pool,
+    services,
+    async close() {
+      await services.stop();
+      await pool.end();
+    },
+  };
+}
+
+export interface TestClient {
+  clientId: string;
+  secret: string;
+}
+
+export async function makeClient(pool: Pool, intermediaries: string[], scopes: string[]): Promise<TestClient> {
+  const { client, secret } = await createClient(pool, { name: 'test client', intermediaries, scopes });
+  return { clientId: client.clientId, secret };
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: unknown;
+}
+
+export async function http(method: string, url: string, options: { headers?: Record<string, string>; body?: unknown; raw?: string } = {}): Promise<HttpResult> {
+  const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...options.headers };
+  let body: string | undefined;
+  if (options.raw !== undefined) body = options.raw;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(url, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed };
+}
+
+/** A token for `client` from the real token endpoint. */
+export async function getToken(
+  server: TestServer,
+  client: TestClient,
+  options: { root: string; intermediary: string; scope?: string },
+): Promise<string> {
+  const result = await http('POST', `${server.base}/oauth/token`, {
+    body: {
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.secret,
+      audience: server.base + options.root,
+      intermediary_id: options.intermediary,
+      ...(options.scope === undefined ? {} : { scope: options.scope }),
+    },
+  });
+  if (result.status !== 200) throw new Error(`token request failed: ${result.status} ${result.text}`);
+  return (result.body as { access_token: string }).access_token;
+}
+
+export const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
