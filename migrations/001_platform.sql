@@ -54,9 +54,14 @@ $$;
 
 GRANT USAGE ON SCHEMA public TO immogate_tenant;
 
+-- Call once per tenant table (again after adding a serial column: it is idempotent). The
+-- tenant role also needs USAGE on the table's serial sequences, or its INSERTs fail on nextval().
 CREATE FUNCTION immogate_isolate_tenant(tbl regclass) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  seq regclass;
 BEGIN
   EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', tbl);
+  EXECUTE format('DROP POLICY IF EXISTS tenant_isolation ON %s', tbl);
   EXECUTE format(
     'CREATE POLICY tenant_isolation ON %s
        USING (environment = current_setting(''immogate.environment'', true)
@@ -64,14 +69,23 @@ BEGIN
        WITH CHECK (environment = current_setting(''immogate.environment'', true)
               AND agency_id = current_setting(''immogate.agency_id'', true))', tbl);
   EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO immogate_tenant', tbl);
+  FOR seq IN
+    SELECT d.objid::regclass FROM pg_depend d JOIN pg_class s ON s.oid = d.objid
+    WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+      AND d.refobjid = tbl AND s.relkind = 'S' AND d.deptype IN ('a', 'i')
+  LOOP
+    EXECUTE format('GRANT USAGE ON SEQUENCE %s TO immogate_tenant', seq);
+  END LOOP;
 END
 $$;
+REVOKE ALL ON FUNCTION immogate_isolate_tenant(regclass) FROM PUBLIC;
 
 -- Fixed-window request counters shared by every server process. Unlogged: counters are
 -- worthless after a crash, and skipping the WAL keeps the per-request upsert cheap.
 CREATE UNLOGGED TABLE rate_limit_windows (
   key           text NOT NULL,
   window_start  bigint NOT NULL, -- epoch milliseconds, a multiple of the window length
+  window_end    bigint NOT NULL, -- epoch milliseconds; the row is worthless after it
   hits          integer NOT NULL,
   PRIMARY KEY (key, window_start)
 );

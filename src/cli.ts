@@ -39,9 +39,8 @@ async function withDatabase<T>(config: Config, fn: (pool: Pool) => Promise<T>): 
   const database = await openDatabase(config);
   const pool = createPool(database.url, 2);
   try {
-    const { applied, demo } = await prepareDatabase(pool, createLogger({ logLevel: 'warn' }));
+    const applied = await prepareDatabase(pool, createLogger({ logLevel: 'warn' }));
     for (const name of applied) progress(`applied migration ${name}`);
-    if (demo) progress(`created the sandbox demo client ${demo.clientId} (secret not shown; rotate it to get one)`);
     return await fn(pool);
   } finally {
     await pool.end();
@@ -63,7 +62,9 @@ function clientHuman(client: Client): string {
 async function serve(roles: { server: boolean; worker: boolean }): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config);
-  const services = await startServices(config, logger, roles);
+  // Signals are handled from the very start: one arriving while the embedded database starts
+  // must still stop it once start-up is done, not kill this process and leave it running.
+  const starting = startServices(config, logger, roles);
   let signals = 0;
   const shutdown = (signal: string) => {
     signals += 1;
@@ -72,19 +73,22 @@ async function serve(roles: { server: boolean; worker: boolean }): Promise<void>
       process.exit(1);
     }
     logger.info({ signal }, 'shutting down: draining requests and jobs');
-    services.stop().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    starting
+      .then((services) => services.stop())
+      .then(
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  await starting;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -107,8 +111,8 @@ export function buildCli(): Command {
   const json = () => (program.opts<GlobalOptions>().json ?? false);
 
   program
-    .command('start', { isDefault: true })
-    .description('run the HTTP server and the job worker in one process (embedded PostgreSQL unless DATABASE_URL is set)')
+    .command('start')
+    .description('run the HTTP server and the job worker in one process (embedded PostgreSQL unless DATABASE_URL is set); the default command')
     .action(() => serve({ server: true, worker: true }));
   program.command('server').description('run only the HTTP server').action(() => serve({ server: true, worker: false }));
   program.command('worker').description('run only the job worker').action(() => serve({ server: false, worker: true }));
@@ -122,9 +126,8 @@ export function buildCli(): Command {
       const pool = createPool(database.url, 2);
       try {
         progress(`migrating ${database.description}`);
-        const { applied, demo } = await prepareDatabase(pool, createLogger({ logLevel: 'warn' }));
+        const applied = await prepareDatabase(pool, createLogger({ logLevel: 'warn' }));
         for (const name of applied) progress(`applied ${name}`);
-        if (demo) progress(`created the sandbox demo client ${demo.clientId} (rotate its secret to get one)`);
         print(json(), { applied }, () => (applied.length === 0 ? 'database is up to date' : `applied ${applied.length} migration(s)`));
       } finally {
         await pool.end();
@@ -209,9 +212,18 @@ export function buildCli(): Command {
   return program;
 }
 
+/**
+ * No command means start. Not commander's isDefault: that hands an unknown command to start,
+ * which then complains about "too many arguments" instead of naming the unknown command.
+ */
+function withDefaultCommand(argv: string[]): string[] {
+  const args = argv.slice(2);
+  return args.every((arg) => arg === '--json') ? [...argv, 'start'] : argv;
+}
+
 async function main(argv: string[]): Promise<void> {
   try {
-    await buildCli().parseAsync(argv);
+    await buildCli().parseAsync(withDefaultCommand(argv));
   } catch (error) {
     if (error instanceof CommanderError) {
       process.exitCode = error.exitCode === 0 ? 0 : 2;

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 
 /** Typed, frozen configuration. Built once from the environment and passed in; never read at import time. */
@@ -92,9 +93,20 @@ function retrySchedule(env: Env): number[] {
   return values;
 }
 
+// An IP address or a DNS name; anything else would only fail later, at listen, without naming HOST.
+const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*$/;
+
+function hostName(env: Env): string {
+  const raw = env.HOST;
+  if (raw === undefined || raw === '') return '127.0.0.1';
+  if (net.isIP(raw) === 0 && !HOSTNAME.test(raw)) throw new ConfigError('HOST', `must be an IP address or a host name, got "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
-  const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST;
-  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = hostName(env);
+  // Not 0 (a random port): the token audiences are derived from the port clients use.
+  const port = integer(env, 'PORT', 8080, 1, 65535);
   const logLevel = env.LOG_LEVEL === undefined || env.LOG_LEVEL === '' ? 'info' : env.LOG_LEVEL;
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);

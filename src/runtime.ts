@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
+import pg from 'pg';
 import type { ApiModule } from './apis/module.js';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { createClient } from './platform/auth/clients.js';
 import { KeyStore } from './platform/auth/keys.js';
 import { openEmbedded } from './platform/db/embedded.js';
 import { migrate } from './platform/db/migrate.js';
-import { createPool, type Pool } from './platform/db/pool.js';
+import { createPool, inTransaction, type Pool } from './platform/db/pool.js';
 import { JOBS } from './platform/jobs/registry.js';
 import { startWorker } from './platform/jobs/worker.js';
 import { graphileLogger, type Logger } from './platform/log.js';
@@ -21,10 +22,24 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Fails start-up and CLI commands with a message naming DATABASE_URL rather than a bare socket error. */
+async function checkReachable(url: string, host: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new ConfigError('DATABASE_URL', `cannot connect to PostgreSQL at ${host}: ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** The external database of DATABASE_URL, or the embedded one of DATA_DIR (joined if running). */
 export async function openDatabase(config: Config): Promise<Database> {
   if (config.databaseUrl) {
     const host = new URL(config.databaseUrl).host;
+    await checkReachable(config.databaseUrl, host);
     return { url: config.databaseUrl, description: `PostgreSQL at ${host}`, close: async () => undefined };
   }
   const embedded = await openEmbedded(config.dataDir);
@@ -37,16 +52,29 @@ export async function openDatabase(config: Config): Promise<Database> {
 
 export const DEMO_INTERMEDIARY = 'demo-agency';
 
-/** Applies migrations; on a database that was empty, creates the sandbox client to start with. */
-export async function prepareDatabase(pool: Pool, logger: Logger): Promise<{ applied: string[]; demo?: { clientId: string; secret: string } }> {
-  const applied = await migrate(pool, graphileLogger(logger));
-  if (!applied.includes('001_platform')) return { applied };
-  const { client, secret } = await createClient(pool, {
-    name: 'sandbox demo client',
-    intermediaries: [DEMO_INTERMEDIARY],
-    scopes: ['caas:*', 'clim:*', 'leads:*'],
+/** Applies pending migrations; returns the names applied. */
+export async function prepareDatabase(pool: Pool, logger: Logger): Promise<string[]> {
+  return migrate(pool, graphileLogger(logger));
+}
+
+/**
+ * On the first server start of a database with no client at all, creates the sandbox client a
+ * new user starts with and returns its secret (shown once). CLI commands never do this: a client
+ * whose secret nobody saw would be of no use. The lock keeps servers starting together from
+ * creating two.
+ */
+export async function ensureDemoClient(pool: Pool): Promise<{ clientId: string; secret: string } | undefined> {
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['immogate.demo_client']);
+    const { rows } = await client.query('SELECT 1 FROM clients LIMIT 1');
+    if (rows.length > 0) return undefined;
+    const created = await createClient(client, {
+      name: 'sandbox demo client',
+      intermediaries: [DEMO_INTERMEDIARY],
+      scopes: ['caas:*', 'clim:*', 'leads:*'],
+    });
+    return { clientId: created.client.clientId, secret: created.secret };
   });
-  return { applied, demo: { clientId: client.clientId, secret } };
 }
 
 export function firstRunMessage(config: Config, demo: { clientId: string; secret: string }): string {
@@ -66,6 +94,17 @@ export function firstRunMessage(config: Config, demo: { clientId: string; secret
     `  curl -s -X POST ${config.publicUrl}/oauth/token -H 'Content-Type: application/json' -d '${body}'`,
     '',
   ].join('\n');
+}
+
+/** A failure to listen is nearly always a bad PORT or HOST: say which, as for any other bad setting. */
+function listenError(error: unknown, config: Config): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new ConfigError('PORT', `port ${config.port} is already in use on ${config.host}`);
+  if (code === 'EACCES') return new ConfigError('PORT', `no permission to listen on port ${config.port}`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new ConfigError('HOST', `cannot listen on "${config.host}": it is not an address of this machine (${code})`);
+  }
+  return error;
 }
 
 export interface Services {
@@ -100,15 +139,18 @@ export async function startServices(
   try {
     const pool = createPool(database.url, config.databasePoolSize);
     pools.push(pool);
-    const { applied, demo } = await prepareDatabase(pool, logger);
+    const applied = await prepareDatabase(pool, logger);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    const demo = roles.server ? await ensureDemoClient(pool) : undefined;
     if (demo) (options.onFirstRun ?? ((message) => process.stdout.write(message + '\n')))(firstRunMessage(config, demo));
 
     let address: string | undefined;
     if (roles.server) {
       const keys = await KeyStore.open(pool);
       app = await buildApp({ config, pool, keys, metrics: createMetrics(pool), logger, apis: options.apis ?? API_MODULES });
-      address = await app.listen({ host: config.host, port: config.port });
+      address = await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
+        throw listenError(error, config);
+      });
       logger.info({ address, publicUrl: config.publicUrl, database: database.description }, 'immogate listening');
     }
     if (roles.worker) {

@@ -23,14 +23,20 @@ export function createMetrics(pool: pg.Pool): Metrics {
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
-      const { rows } = await pool.query<{ ready: number; scheduled: number; locked: number }>(
-        `SELECT count(*) FILTER (WHERE locked_at IS NULL AND run_at <= now() AND attempts < max_attempts) AS ready,
-                count(*) FILTER (WHERE locked_at IS NULL AND run_at > now()) AS scheduled,
-                count(*) FILTER (WHERE locked_at IS NOT NULL) AS locked
-         FROM graphile_worker._private_jobs`,
-      );
-      const row = rows[0];
-      if (!row) return;
+      // Without the database the depth is unknown: leave it out rather than fail the whole scrape.
+      const result = await pool
+        .query<{ ready: number; scheduled: number; locked: number }>(
+          `SELECT count(*) FILTER (WHERE locked_at IS NULL AND run_at <= now() AND attempts < max_attempts) AS ready,
+                  count(*) FILTER (WHERE locked_at IS NULL AND run_at > now()) AS scheduled,
+                  count(*) FILTER (WHERE locked_at IS NOT NULL) AS locked
+           FROM graphile_worker._private_jobs`,
+        )
+        .catch(() => undefined);
+      const row = result?.rows[0];
+      if (!row) {
+        this.reset();
+        return;
+      }
       this.set({ state: 'ready' }, row.ready);
       this.set({ state: 'scheduled' }, row.scheduled);
       this.set({ state: 'locked' }, row.locked);

@@ -53,7 +53,7 @@ export function validateClientInput(name: string, intermediaries: string[], scop
 }
 
 export async function createClient(
-  pool: pg.Pool,
+  pool: pg.Pool | pg.ClientBase,
   input: { name: string; intermediaries: string[]; scopes: string[] },
 ): Promise<{ client: Client; secret: string }> {
   const intermediaries = [...new Set(input.intermediaries)];

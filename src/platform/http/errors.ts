@@ -23,13 +23,13 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 }
 
 /** Maps anything thrown while handling a request onto one problem; nothing internal leaks on 5xx. */
-export function toProblem(error: FastifyError | Problem | Error, bodyLimit: number): Problem {
+export function toProblem(error: FastifyError | Problem | Error, request: FastifyRequest, bodyLimit: number): Problem {
   if (error instanceof Problem) return error;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return validationProblem(fastifyError.validation as never, fastifyError.validationContext ?? 'body');
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return unsupportedMediaType(undefined, ['application/json']);
+      return unsupportedMediaType(request.headers['content-type'], ['application/json']);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return payloadTooLarge(bodyLimit);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -55,10 +55,27 @@ function parseJson(_request: FastifyRequest, body: string, done: (error: Error |
     done(badRequest([{ name: '', reason: 'The body is empty but the content type is application/json.' }], 'body'));
     return;
   }
+  let value: unknown;
   try {
-    done(null, sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    value = sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
-    done(badRequest([{ name: '', reason: `is not valid JSON: ${(error as Error).message}.` }], 'body', 'The body is not valid JSON'));
+    // Well-formed JSON is refused only for a member that could poison prototypes once merged.
+    done(
+      wellFormed(body)
+        ? badRequest([{ name: '', reason: 'must not contain a __proto__ or constructor.prototype member.' }], 'body')
+        : badRequest([{ name: '', reason: `is not valid JSON: ${(error as Error).message}.` }], 'body', 'The body is not valid JSON'),
+    );
+    return;
+  }
+  done(null, value);
+}
+
+function wellFormed(body: string): boolean {
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -69,7 +86,7 @@ export function installErrorHandling(app: FastifyInstance, logger: Logger, bodyL
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const problem = toProblem(error, bodyLimit);
+    const problem = toProblem(error, request, bodyLimit);
     if (problem.status >= 500) logger.error({ err: error, traceparent: request.id, url: request.url }, 'request failed');
     return sendProblem(reply, problem);
   });

@@ -50,7 +50,7 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
         const keep = url.startsWith(`${production}/`) && route.config?.public !== true;
         if (!keep) return { schema: { ...schema, hide: true } as never, url };
         const scope = route.config?.scope;
-        const base = schema as Record<string, unknown>;
+        const base = (schema ?? {}) as Record<string, unknown>;
         const documented = {
           ...base,
           ...(scope === undefined ? {} : { security: [{ bearerAuth: [] }], 'x-scope': scope }),

@@ -45,12 +45,20 @@ export function badRequest(errors: FieldError[], errorSource: ErrorSource, detai
   return new Problem(400, 'Bad request', detail, { errors, errorSource }, 'bad-request');
 }
 
-export function unauthorized(detail: string): Problem {
-  return new Problem(401, 'Unauthorized', detail, {}, undefined, { 'www-authenticate': 'Bearer' });
+/** RFC 6750 section 3: the bare challenge when no token came, with `invalid_token` when one was refused. */
+export function unauthorized(detail: string, error?: 'invalid_token'): Problem {
+  return new Problem(401, 'Unauthorized', detail, {}, undefined, { 'www-authenticate': error ? `Bearer error="${error}"` : 'Bearer' });
 }
 
 export function forbidden(detail: string): Problem {
   return new Problem(403, 'Forbidden', detail);
+}
+
+/** RFC 6750 section 3.1: a 403 naming the scope that would have been enough. */
+export function insufficientScope(scope: string): Problem {
+  return new Problem(403, 'Forbidden', `The access token lacks the scope ${scope}`, {}, undefined, {
+    'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+  });
 }
 
 export function notFound(detail: string): Problem {

@@ -16,10 +16,10 @@ function postgresStore(pool: pg.Pool) {
       pool
         .query<{ hits: number; ttl: number }>(
           `WITH now AS (SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)
-           INSERT INTO rate_limit_windows AS w (key, window_start, hits)
-           SELECT $1, ms - ms % $2, 1 FROM now
+           INSERT INTO rate_limit_windows AS w (key, window_start, window_end, hits)
+           SELECT $1, ms - ms % $2, ms - ms % $2 + $2, 1 FROM now
            ON CONFLICT (key, window_start) DO UPDATE SET hits = w.hits + 1
-           RETURNING hits, (window_start + $2 - (SELECT ms FROM now))::int AS ttl`,
+           RETURNING hits, (window_end - (SELECT ms FROM now))::int AS ttl`,
           [this.prefix + key, timeWindow],
         )
         .then(({ rows }) => {
@@ -42,6 +42,12 @@ function callerKey(request: FastifyRequest): string {
   return tenant ? `${tenant.environment}|${tenant.clientId}|${tenant.agencyId}` : `ip|${request.ip}`;
 }
 
+function windowOf(request: FastifyRequest): string {
+  const timeWindow = (request.routeOptions.config as { rateLimit?: { timeWindow?: unknown } }).rateLimit?.timeWindow;
+  if (typeof timeWindow === 'number') return `${timeWindow} ms`;
+  return typeof timeWindow === 'string' ? timeWindow : 'minute';
+}
+
 export async function installRateLimiting(app: FastifyInstance, pool: pg.Pool): Promise<void> {
   await app.register(rateLimit, {
     global: false,
@@ -51,18 +57,19 @@ export async function installRateLimiting(app: FastifyInstance, pool: pg.Pool): 
     keyGenerator: callerKey,
     // A broken counter store must not take the API down with it.
     skipOnError: true,
-    errorResponseBuilder: (_request, context) =>
+    // The plugin's context.after is the time left in the window, not the window: read the route's own.
+    errorResponseBuilder: (request, context) =>
       tooManyRequests(
         Math.max(1, Math.ceil(context.ttl / 1000)),
-        `At most ${context.max} requests per ${context.after} are allowed for this caller; retry later`,
+        `At most ${context.max} requests per ${windowOf(request)} are allowed for this caller; retry later`,
       ),
   });
 }
 
-/** Deletes windows that ended more than a minute ago; run by a periodic job. */
+/** Deletes windows that have ended; run by a periodic job. */
 export async function pruneRateLimitWindows(pool: pg.Pool): Promise<number> {
   const { rowCount } = await pool.query(
-    'DELETE FROM rate_limit_windows WHERE window_start < floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - 60000',
+    'DELETE FROM rate_limit_windows WHERE window_end < floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint',
   );
   return rowCount ?? 0;
 }

@@ -10,6 +10,8 @@ export interface JobContext {
   /** 1 on the first run, 2 on the first retry, ... */
   attempt: number;
   jobId: string;
+  /** Aborts when a worker shutting down has waited its grace period: pass it to outbound calls. */
+  signal: AbortSignal;
 }
 
 /** One job type: a name, and a handler that throws to have the job retried with backoff. */

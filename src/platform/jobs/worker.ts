@@ -26,6 +26,7 @@ export async function startWorker(options: WorkerOptions): Promise<Runner> {
         config: options.config,
         attempt: helpers.job.attempts,
         jobId: helpers.job.id,
+        signal: helpers.abortSignal,
       });
     };
     taskList[job.name] = task;
@@ -40,7 +41,13 @@ export async function startWorker(options: WorkerOptions): Promise<Runner> {
     crontab,
     concurrency: options.config.workerConcurrency,
     noHandleSignals: true,
+    // stop() waits for running jobs; after this grace their signal aborts, so outbound calls give up.
+    gracefulShutdownAbortTimeout: options.config.shutdownGraceSeconds * 1000,
     pollInterval: 1000,
+    // Without batching, graphile-worker 0.17 records a job's completion without awaiting it, and
+    // stop() does not wait for that write: a job finishing during shutdown stayed locked (and ran
+    // again four hours later) once the pool closed. Batches, even with no delay, are flushed by stop().
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     logger: graphileLogger(options.logger),
   });
 }

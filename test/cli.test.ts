@@ -1,0 +1,470 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ALL_SCOPES } from '../src/apis/catalogue.js';
+import { listClients } from '../src/platform/auth/clients.js';
+import { verifySecret } from '../src/platform/auth/secrets.js';
+import { listMigrations } from '../src/platform/db/migrate.js';
+import { createPool } from '../src/platform/db/pool.js';
+import {
+  createTestDatabase,
+  freePort,
+  http,
+  makeClient,
+  startTestServer,
+  type TestClient,
+  type TestDatabase,
+  type TestServer,
+} from './helpers.js';
+
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+const STACK_TRACE = /^\s+at /m;
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let database: TestDatabase;
+let server: TestServer;
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** Runs a command that must succeed and print JSON on stdout and nothing on stderr. */
+async function cliJson(args: string[]): Promise<unknown> {
+  const result = await cli([...args, '--json']);
+  assert.equal(result.stderr, '');
+  assert.equal(result.code, 0);
+  return JSON.parse(result.stdout);
+}
+
+function tokenRequest(client: TestClient, overrides: Record<string, unknown> = {}) {
+  return http('POST', `${server.base}/oauth/token`, {
+    body: {
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.secret,
+      audience: `${server.base}/caas/v4`,
+      intermediary_id: 'agency-a',
+      ...overrides,
+    },
+  });
+}
+
+const INVALID_CLIENT = { error: 'invalid_client', error_description: 'client authentication failed' };
+
+before(async () => {
+  database = await createTestDatabase();
+  server = await startTestServer(database);
+});
+
+after(async () => {
+  await server.close();
+  await database.drop();
+});
+
+describe('immogate clients', () => {
+  let created: TestClient;
+
+  it('create prints the client_id and client_secret once, as JSON', async () => {
+    const output = (await cliJson([
+      'clients',
+      'create',
+      '--name',
+      'Acme CRM',
+      '--intermediary',
+      'agency-a',
+      '--intermediary',
+      'agency-b',
+      '--scopes',
+      'caas:* clim:listings:read',
+    ])) as Record<string, string>;
+    assert.match(output.client_id as string, /^ig_[0-9a-f]{24}$/);
+    assert.match(output.client_secret as string, /^[A-Za-z0-9_-]{43}$/);
+    assert.match(output.createdAt as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.deepEqual(output, {
+      client_id: output.client_id,
+      client_secret: output.client_secret,
+      clientId: output.client_id,
+      name: 'Acme CRM',
+      scopes: ['caas:*', 'clim:listings:read'],
+      intermediaries: ['agency-a', 'agency-b'],
+      createdAt: output.createdAt,
+      secretRotatedAt: null,
+      disabledAt: null,
+    });
+    created = { clientId: output.client_id as string, secret: output.client_secret as string };
+  });
+
+  it('stores only a scrypt hash of the secret', async () => {
+    const { rows } = await server.pool.query('SELECT * FROM clients WHERE client_id = $1', [created.clientId]);
+    assert.equal(rows.length, 1);
+    const row = rows[0] as Record<string, unknown>;
+    assert.match(row.secret_hash as string, /^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    assert.equal(JSON.stringify(row).includes(created.secret), false);
+    assert.equal(await verifySecret(created.secret, row.secret_hash as string), true);
+    assert.deepEqual(
+      { ...row, secret_hash: undefined, created_at: undefined },
+      {
+        client_id: created.clientId,
+        name: 'Acme CRM',
+        secret_hash: undefined,
+        scopes: ['caas:*', 'clim:listings:read'],
+        intermediaries: ['agency-a', 'agency-b'],
+        created_at: undefined,
+        secret_rotated_at: null,
+        disabled_at: null,
+      },
+    );
+  });
+
+  it('makes a client whose secret works at the token endpoint, for each of its intermediaries and scopes', async () => {
+    const caas = await tokenRequest(created);
+    assert.equal(caas.status, 200);
+    assert.equal((caas.body as { scope: string }).scope, 'caas:*');
+    const clim = await tokenRequest(created, { audience: `${server.base}/sandbox/import-listings/v1`, intermediary_id: 'agency-b' });
+    assert.equal(clim.status, 200);
+    assert.equal((clim.body as { scope: string }).scope, 'clim:listings:read');
+    const leads = await tokenRequest(created, { audience: `${server.base}/seeker-leads/v1` });
+    assert.equal(leads.status, 400);
+    assert.deepEqual(leads.body, { error: 'invalid_scope', error_description: `the client holds no scope of ${server.base}/seeker-leads/v1` });
+  });
+
+  it('create without --json prints a readable record and the secret', async () => {
+    const result = await cli(['clients', 'create', '--name', 'Plain', '--intermediary', 'agency-p']);
+    assert.equal(result.stderr, '');
+    assert.equal(result.code, 0);
+    const match = /^client_id\s+(ig_[0-9a-f]{24})$/m.exec(result.stdout);
+    assert.ok(match, result.stdout);
+    const [client] = (await listClients(server.pool)).filter((c) => c.clientId === match[1]);
+    assert.ok(client);
+    const secret = /^client_secret {2}(\S+)$/m.exec(result.stdout)?.[1] as string;
+    assert.equal(
+      result.stdout,
+      [
+        `client_id       ${client.clientId}`,
+        'name            Plain',
+        'intermediaries  agency-p',
+        'scopes          caas:* clim:* leads:*',
+        `created         ${client.createdAt}`,
+        'status          active',
+        `client_secret  ${secret}`,
+        '',
+        'Store the secret now: only its hash is kept.',
+        '',
+      ].join('\n'),
+    );
+    const token = await tokenRequest({ clientId: client.clientId, secret }, { intermediary_id: 'agency-p' });
+    assert.equal(token.status, 200);
+  });
+
+  it('list prints every client as JSON', async () => {
+    const output = (await cliJson(['clients', 'list'])) as Array<Record<string, unknown>>;
+    assert.deepEqual(output, await listClients(server.pool));
+    assert.deepEqual(
+      output.find((client) => client.clientId === created.clientId),
+      {
+        clientId: created.clientId,
+        name: 'Acme CRM',
+        scopes: ['caas:*', 'clim:listings:read'],
+        intermediaries: ['agency-a', 'agency-b'],
+        createdAt: output.find((client) => client.clientId === created.clientId)?.createdAt,
+        secretRotatedAt: null,
+        disabledAt: null,
+      },
+    );
+    assert.equal(JSON.stringify(output).includes(created.secret), false);
+  });
+
+  it('list without --json prints a table', async () => {
+    const result = await cli(['clients', 'list']);
+    assert.equal(result.stderr, '');
+    assert.equal(result.code, 0);
+    const lines = result.stdout.trimEnd().split('\n');
+    const clients = await listClients(server.pool);
+    assert.equal(lines.length, clients.length + 1);
+    assert.match(lines[0] as string, /^CLIENT_ID\s+NAME\s+INTERMEDIARIES\s+SCOPES\s+STATUS$/);
+    const row = lines.find((line) => line.startsWith(created.clientId));
+    assert.match(row as string, new RegExp(`^${created.clientId}\\s+Acme CRM\\s+agency-a,agency-b\\s+caas:\\* clim:listings:read\\s+active$`));
+  });
+
+  it('rotate-secret prints a new secret; the old one stops working', async () => {
+    const output = (await cliJson(['clients', 'rotate-secret', created.clientId])) as Record<string, string>;
+    assert.match(output.client_secret as string, /^[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(output, { client_id: created.clientId, client_secret: output.client_secret });
+    assert.notEqual(output.client_secret, created.secret);
+
+    const old = await tokenRequest(created);
+    assert.equal(old.status, 401);
+    assert.deepEqual(old.body, INVALID_CLIENT);
+    const rotated = { clientId: created.clientId, secret: output.client_secret as string };
+    const fresh = await tokenRequest(rotated);
+    assert.equal(fresh.status, 200);
+    const [client] = (await listClients(server.pool)).filter((c) => c.clientId === created.clientId);
+    assert.notEqual(client?.secretRotatedAt, null);
+    created = rotated;
+  });
+
+  it('rotate-secret without --json says the old secret no longer works', async () => {
+    const result = await cli(['clients', 'rotate-secret', created.clientId]);
+    assert.equal(result.stderr, '');
+    assert.equal(result.code, 0);
+    const secret = /^client_secret {2}(\S+)$/m.exec(result.stdout)?.[1] as string;
+    assert.equal(result.stdout, `client_secret  ${secret}\n\nThe old secret no longer works.\n`);
+    created = { clientId: created.clientId, secret };
+  });
+
+  it('disable refuses the client at the token endpoint', async () => {
+    const before = await tokenRequest(created);
+    assert.equal(before.status, 200);
+    const output = (await cliJson(['clients', 'disable', created.clientId])) as Record<string, unknown>;
+    assert.match(output.disabledAt as string, /^\d{4}-\d\d-\d\dT/);
+    assert.deepEqual(output, {
+      clientId: created.clientId,
+      name: 'Acme CRM',
+      scopes: ['caas:*', 'clim:listings:read'],
+      intermediaries: ['agency-a', 'agency-b'],
+      createdAt: output.createdAt,
+      secretRotatedAt: output.secretRotatedAt,
+      disabledAt: output.disabledAt,
+    });
+    const after = await tokenRequest(created);
+    assert.equal(after.status, 401);
+    assert.deepEqual(after.body, INVALID_CLIENT);
+
+    const again = await cli(['clients', 'disable', created.clientId]);
+    assert.deepEqual(again, { code: 0, stdout: `disabled ${created.clientId}\n`, stderr: '' });
+    const list = await cli(['clients', 'list']);
+    assert.match(list.stdout, new RegExp(`^${created.clientId}\\s.*\\sdisabled$`, 'm'));
+  });
+});
+
+describe('immogate clients report', () => {
+  let chatty: TestClient;
+  let polite: TestClient;
+
+  before(async () => {
+    chatty = await makeClient(server.pool, ['agency-c'], ['caas:*', 'leads:*']);
+    polite = await makeClient(server.pool, ['agency-d', 'agency-e'], ['caas:*']);
+    await server.pool.query("UPDATE clients SET name = 'chatty' WHERE client_id = $1", [chatty.clientId]);
+    await server.pool.query("UPDATE clients SET name = 'polite' WHERE client_id = $1", [polite.clientId]);
+    // A token per call for one audience and intermediary: six in a day, above the default threshold of five.
+    for (let i = 0; i < 6; i += 1) assert.equal((await tokenRequest(chatty, { intermediary_id: 'agency-c' })).status, 200);
+    assert.equal((await tokenRequest(chatty, { intermediary_id: 'agency-c', audience: `${server.base}/seeker-leads/v1` })).status, 200);
+    // A cached token per audience and intermediary.
+    assert.equal((await tokenRequest(polite, { intermediary_id: 'agency-d' })).status, 200);
+    assert.equal((await tokenRequest(polite, { intermediary_id: 'agency-e' })).status, 200);
+    assert.equal((await tokenRequest(polite, { intermediary_id: 'agency-e', audience: `${server.base}/sandbox/caas/v4` })).status, 200);
+  });
+
+  /** The report computed here from the raw issuance records, to compare the command's with. */
+  async function expectedReport(threshold: number) {
+    const { rows } = await server.pool.query<{ client_id: string; name: string; day: string; audience: string; intermediary_id: string }>(
+      `SELECT t.client_id, c.name, to_char((t.issued_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, t.audience, t.intermediary_id
+       FROM token_issuance t JOIN clients c USING (client_id)`,
+    );
+    const groups = new Map<string, { clientId: string; name: string; day: string; perTarget: Map<string, number> }>();
+    for (const row of rows) {
+      const key = `${row.day} ${row.client_id}`;
+      const group = groups.get(key) ?? { clientId: row.client_id, name: row.name, day: row.day, perTarget: new Map() };
+      const target = `${row.audience} ${row.intermediary_id}`;
+      group.perTarget.set(target, (group.perTarget.get(target) ?? 0) + 1);
+      groups.set(key, group);
+    }
+    return [...groups.values()]
+      .sort((a, b) => (a.day === b.day ? (a.clientId < b.clientId ? -1 : 1) : a.day < b.day ? 1 : -1))
+      .map((group) => {
+        const counts = [...group.perTarget.values()];
+        const maxPerTarget = Math.max(...counts);
+        return {
+          clientId: group.clientId,
+          name: group.name,
+          day: group.day,
+          tokens: counts.reduce((sum, n) => sum + n, 0),
+          targets: counts.length,
+          maxPerTarget,
+          reusesTokens: maxPerTarget <= threshold,
+        };
+      });
+  }
+
+  it('--json lists tokens per client per day and flags a client that does not reuse its tokens', async () => {
+    const rows = (await cliJson(['clients', 'report'])) as Array<Record<string, unknown>>;
+    assert.deepEqual(rows, await expectedReport(5));
+    const today = new Date().toISOString().slice(0, 10);
+    const chattyRows = rows.filter((row) => row.clientId === chatty.clientId);
+    const politeRows = rows.filter((row) => row.clientId === polite.clientId);
+    // Issued within the last seconds: all on one UTC day unless that day just ended.
+    if (chattyRows.length === 1 && chattyRows[0]?.day === today) {
+      assert.deepEqual(chattyRows, [
+        { clientId: chatty.clientId, name: 'chatty', day: today, tokens: 7, targets: 2, maxPerTarget: 6, reusesTokens: false },
+      ]);
+    }
+    if (politeRows.length === 1 && politeRows[0]?.day === today) {
+      assert.deepEqual(politeRows, [
+        { clientId: polite.clientId, name: 'polite', day: today, tokens: 3, targets: 3, maxPerTarget: 1, reusesTokens: true },
+      ]);
+    }
+  });
+
+  it('--threshold moves the line', async () => {
+    const rows = (await cliJson(['clients', 'report', '--threshold', '6'])) as Array<Record<string, unknown>>;
+    assert.deepEqual(rows, await expectedReport(6));
+    assert.equal(rows.filter((row) => row.reusesTokens === false).length, 0);
+  });
+
+  it('without --json prints a table that names the offender', async () => {
+    const result = await cli(['clients', 'report']);
+    assert.equal(result.stderr, '');
+    assert.equal(result.code, 0);
+    const lines = result.stdout.trimEnd().split('\n');
+    const expected = await expectedReport(5);
+    assert.equal(lines.length, expected.length + 1);
+    assert.match(lines[0] as string, /^DAY\s+CLIENT_ID\s+NAME\s+TOKENS\s+TARGETS\s+MAX\/TARGET\s+TOKEN REUSE$/);
+    for (const [index, row] of expected.entries()) {
+      const verdict = row.reusesTokens ? 'ok' : 'NOT REUSED: fetches a token per call\\?';
+      assert.match(
+        lines[index + 1] as string,
+        new RegExp(`^${row.day}\\s+${row.clientId}\\s+${row.name}\\s+${row.tokens}\\s+${row.targets}\\s+${row.maxPerTarget}\\s+${verdict}$`),
+      );
+    }
+  });
+
+  it('says so when no token was issued in the period', async () => {
+    await server.pool.query("UPDATE token_issuance SET issued_at = issued_at - interval '30 days'");
+    const result = await cli(['clients', 'report', '--days', '3']);
+    assert.deepEqual(result, { code: 0, stdout: 'no tokens issued in the last 3 day(s)\n', stderr: '' });
+    assert.deepEqual(await cliJson(['clients', 'report', '--days', '3']), []);
+  });
+});
+
+describe('immogate errors', () => {
+  const cases: Array<[string, string[], number, string]> = [
+    [
+      'an unknown scope',
+      ['clients', 'create', '--name', 'x', '--intermediary', 'a', '--scopes', 'caas:* caas:everything'],
+      1,
+      `immogate: unknown scope "caas:everything"; known scopes: ${ALL_SCOPES.join(' ')}\n`,
+    ],
+    ['a scope in the wrong case', ['clients', 'create', '--name', 'x', '--intermediary', 'a', '--scopes', 'CAAS:*'], 1, `immogate: unknown scope "CAAS:*"; known scopes: ${ALL_SCOPES.join(' ')}\n`],
+    ['an empty scope list', ['clients', 'create', '--name', 'x', '--intermediary', 'a', '--scopes', ' '], 1, 'immogate: --scopes must name at least one scope\n'],
+    ['a missing --intermediary', ['clients', 'create', '--name', 'x'], 1, 'immogate: at least one --intermediary is required\n'],
+    [
+      'a malformed intermediary',
+      ['clients', 'create', '--name', 'x', '--intermediary', 'a b'],
+      1,
+      'immogate: intermediary "a b" must be 1-128 characters of letters, digits, . _ : -\n',
+    ],
+    ['an empty name', ['clients', 'create', '--name', ' ', '--intermediary', 'a'], 1, 'immogate: --name must not be empty\n'],
+    ['an unknown client to rotate', ['clients', 'rotate-secret', 'ig_nope'], 1, 'immogate: no client ig_nope\n'],
+    ['an unknown client to disable', ['clients', 'disable', 'ig_nope'], 1, 'immogate: no client ig_nope\n'],
+    ['a bad --days', ['clients', 'report', '--days', 'abc'], 1, 'immogate: --days must be a positive whole number, got "abc"\n'],
+    ['a zero --threshold', ['clients', 'report', '--threshold', '0'], 1, 'immogate: --threshold must be a positive whole number, got "0"\n'],
+  ];
+  for (const [name, args, code, stderr] of cases) {
+    it(`${name}: exit ${code}, a message on stderr, nothing on stdout`, async () => {
+      const before = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM clients')).rows[0]?.n;
+      assert.deepEqual(await cli(args), { code, stdout: '', stderr });
+      assert.deepEqual(await cli([...args, '--json']), { code, stdout: '', stderr });
+      const after = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM clients')).rows[0]?.n;
+      assert.equal(after, before);
+    });
+  }
+
+  const usage: Array<[string, string[], string]> = [
+    ['an unknown command', ['frobnicate'], "error: unknown command 'frobnicate'\n"],
+    ['an unknown clients command', ['clients', 'frobnicate'], "error: unknown command 'frobnicate'\n"],
+    ['a missing client id', ['clients', 'disable'], "error: missing required argument 'clientId'\n"],
+    ['a missing --name', ['clients', 'create', '--intermediary', 'a'], "error: required option '--name <name>' not specified\n"],
+    ['an unknown option', ['clients', 'list', '--verbose'], "error: unknown option '--verbose'\n"],
+  ];
+  for (const [name, args, message] of usage) {
+    it(`${name}: exit 2 with the error and the usage on stderr`, async () => {
+      const result = await cli(args);
+      assert.equal(result.code, 2);
+      assert.equal(result.stdout, '');
+      assert.ok(result.stderr.startsWith(`${message}\nUsage: immogate `), result.stderr);
+      assert.doesNotMatch(result.stderr, STACK_TRACE);
+    });
+  }
+
+  it('--help prints the commands and exits 0', async () => {
+    const result = await cli(['--help']);
+    assert.equal(result.code, 0);
+    assert.equal(result.stderr, '');
+    for (const command of ['start', 'server', 'worker', 'migrate', 'clients']) assert.match(result.stdout, new RegExp(`^  ${command}\\b`, 'm'));
+  });
+
+  it('an unreachable DATABASE_URL is named', async () => {
+    const port = await freePort();
+    const result = await cli(['clients', 'list'], { DATABASE_URL: `postgres://nobody@127.0.0.1:${port}/none` });
+    assert.deepEqual(result, {
+      code: 1,
+      stdout: '',
+      stderr: `immogate: DATABASE_URL: cannot connect to PostgreSQL at 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+    });
+  });
+
+  it('a PORT already in use is named', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const result = await cli(['server'], { PORT: String(port) });
+      assert.deepEqual(result, { code: 1, stdout: '', stderr: `immogate: PORT: port ${port} is already in use on 127.0.0.1\n` });
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+});
+
+describe('immogate migrate', () => {
+  let empty: TestDatabase;
+  before(async () => {
+    empty = await createTestDatabase({ empty: true });
+  });
+  after(async () => {
+    await empty.drop();
+  });
+
+  it('applies every migration to an empty database and reports it, creating no client', async () => {
+    const all = listMigrations().map((m) => `${String(m.id).padStart(3, '0')}_${m.name}`);
+    const result = await cli(['migrate', '--json'], { DATABASE_URL: empty.url });
+    assert.equal(result.code, 0);
+    assert.deepEqual(JSON.parse(result.stdout), { applied: all });
+    const host = new URL(empty.url).host;
+    assert.equal(result.stderr, [`migrating PostgreSQL at ${host}`, ...all.map((name) => `applied ${name}`), ''].join('\n'));
+    // The sandbox demo client is the first server start's to create, so its secret gets shown.
+    const pool = createPool(empty.url, 1);
+    try {
+      assert.deepEqual(await listClients(pool), []);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('applies nothing the second time', async () => {
+    assert.deepEqual(await cli(['migrate', '--json'], { DATABASE_URL: empty.url }), {
+      code: 0,
+      stdout: '{\n  "applied": []\n}\n',
+      stderr: `migrating PostgreSQL at ${new URL(empty.url).host}\n`,
+    });
+    assert.deepEqual(await cli(['migrate'], { DATABASE_URL: empty.url }), {
+      code: 0,
+      stdout: 'database is up to date\n',
+      stderr: `migrating PostgreSQL at ${new URL(empty.url).host}\n`,
+    });
+  });
+});

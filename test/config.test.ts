@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
+    delete childEnv.DATABASE_URL;
+    execFile(process.execPath, [CLI, ...args], { env: childEnv, timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('loadConfig', () => {
+  it('defaults to loopback port 8080, ./data, info logging and an embedded database', () => {
+    assert.deepEqual(loadConfig({}), {
+      host: '127.0.0.1',
+      port: 8080,
+      publicUrl: 'http://127.0.0.1:8080',
+      dataDir: path.resolve('data'),
+      databaseUrl: undefined,
+      databasePoolSize: 10,
+      logLevel: 'info',
+      workerConcurrency: 10,
+      allowPrivateTargets: false,
+      webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000],
+      bodyLimitBytes: 1_048_576,
+      shutdownGraceSeconds: 10,
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    assert.deepEqual(loadConfig({ PORT: '', HOST: '', PUBLIC_URL: '', DATA_DIR: '', DATABASE_URL: '', LOG_LEVEL: '' }), loadConfig({}));
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      PUBLIC_URL: 'https://api.example.com/',
+      DATA_DIR: '/var/lib/immogate',
+      DATABASE_URL: 'postgresql://u:p@db:5432/immogate',
+      DATABASE_POOL_SIZE: '20',
+      LOG_LEVEL: 'debug',
+      WORKER_CONCURRENCY: '3',
+      ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '1, 2,3',
+      BODY_LIMIT_BYTES: '2048',
+      SHUTDOWN_GRACE_SECONDS: '0',
+    });
+    assert.deepEqual(config, {
+      host: '0.0.0.0',
+      port: 9000,
+      publicUrl: 'https://api.example.com',
+      dataDir: '/var/lib/immogate',
+      databaseUrl: 'postgresql://u:p@db:5432/immogate',
+      databasePoolSize: 20,
+      logLevel: 'debug',
+      workerConcurrency: 3,
+      allowPrivateTargets: true,
+      webhookRetrySchedule: [1, 2, 3],
+      bodyLimitBytes: 2048,
+      shutdownGraceSeconds: 0,
+    });
+    assert.equal(Object.isFrozen(config), true);
+  });
+
+  it('derives PUBLIC_URL from HOST and PORT, on loopback for a wildcard host', () => {
+    assert.equal(loadConfig({ HOST: 'localhost', PORT: '81' }).publicUrl, 'http://localhost:81');
+    assert.equal(loadConfig({ HOST: '0.0.0.0' }).publicUrl, 'http://127.0.0.1:8080');
+    assert.equal(loadConfig({ HOST: '::' }).publicUrl, 'http://127.0.0.1:8080');
+    assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:8080');
+    assert.equal(loadConfig({ HOST: 'immogate_app' }).publicUrl, 'http://immogate_app:8080');
+  });
+
+  it('keeps a path prefix of PUBLIC_URL, without the trailing slash', () => {
+    assert.equal(loadConfig({ PUBLIC_URL: 'https://example.com/immogate/' }).publicUrl, 'https://example.com/immogate');
+  });
+
+  it('resolves a relative DATA_DIR against the working directory', () => {
+    assert.equal(loadConfig({ DATA_DIR: 'state' }).dataDir, path.resolve('state'));
+  });
+
+  describe('refuses a bad value with a ConfigError naming the variable', () => {
+    const cases: Array<[Record<string, string>, string, string]> = [
+      [{ PORT: 'abc' }, 'PORT', 'must be a whole number, got "abc"'],
+      [{ PORT: '70000' }, 'PORT', 'must be between 1 and 65535, got 70000'],
+      [{ PORT: '0' }, 'PORT', 'must be between 1 and 65535, got 0'],
+      [{ PORT: '-1' }, 'PORT', 'must be a whole number, got "-1"'],
+      [{ PORT: '80.5' }, 'PORT', 'must be a whole number, got "80.5"'],
+      [{ HOST: 'not a host' }, 'HOST', 'must be an IP address or a host name, got "not a host"'],
+      [{ HOST: 'http://localhost' }, 'HOST', 'must be an IP address or a host name, got "http://localhost"'],
+      [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
+      [{ LOG_LEVEL: 'INFO' }, 'LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent, got "INFO"'],
+      [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL', 'must use http or https, got "ftp:"'],
+      [{ PUBLIC_URL: 'not a url' }, 'PUBLIC_URL', 'must be an absolute http(s) URL, got "not a url"'],
+      [{ PUBLIC_URL: 'https://example.com/?a=1' }, 'PUBLIC_URL', 'must not carry a query or fragment'],
+      [{ PUBLIC_URL: 'https://example.com/#top' }, 'PUBLIC_URL', 'must not carry a query or fragment'],
+      [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', 'must use the postgres:// scheme, got "mysql:"'],
+      [{ DATABASE_URL: 'localhost:5432' }, 'DATABASE_URL', 'must use the postgres:// scheme, got "localhost:"'],
+      [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL', 'must be a postgres:// URL'],
+      [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE', 'must be between 1 and 1000, got 0'],
+      [{ WORKER_CONCURRENCY: 'many' }, 'WORKER_CONCURRENCY', 'must be a whole number, got "many"'],
+      [{ ALLOW_PRIVATE_TARGETS: 'maybe' }, 'ALLOW_PRIVATE_TARGETS', 'must be true or false, got "maybe"'],
+      [{ WEBHOOK_RETRY_SCHEDULE: '1,,x' }, 'WEBHOOK_RETRY_SCHEDULE', 'must be comma-separated non-negative seconds, got "1,,x"'],
+      [{ WEBHOOK_RETRY_SCHEDULE: '5,-1' }, 'WEBHOOK_RETRY_SCHEDULE', 'must be comma-separated non-negative seconds, got "5,-1"'],
+      [{ BODY_LIMIT_BYTES: '10' }, 'BODY_LIMIT_BYTES', 'must be between 1024 and 104857600, got 10'],
+      [{ SHUTDOWN_GRACE_SECONDS: '1e3' }, 'SHUTDOWN_GRACE_SECONDS', 'must be a whole number, got "1e3"'],
+    ];
+    for (const [env, variable, message] of cases) {
+      it(`${Object.keys(env)[0]}=${Object.values(env)[0]}`, () => {
+        assert.throws(
+          () => loadConfig(env),
+          (error: unknown) => {
+            assert.ok(error instanceof ConfigError);
+            assert.equal(error.variable, variable);
+            assert.equal(error.message, `${variable}: ${message}`);
+            return true;
+          },
+        );
+      });
+    }
+  });
+});
+
+describe('the CLI with a bad setting', () => {
+  for (const command of [[], ['start'], ['server'], ['worker'], ['migrate'], ['clients', 'list']]) {
+    it(`stops \`immogate ${command.join(' ')}\` with a message naming the variable and no stack trace`, async () => {
+      const result = await cli(command, { PORT: 'abc' });
+      assert.deepEqual(result, { code: 1, stdout: '', stderr: 'immogate: PORT: must be a whole number, got "abc"\n' });
+    });
+  }
+
+  it('names LOG_LEVEL too', async () => {
+    const result = await cli(['start'], { LOG_LEVEL: 'loud' });
+    assert.deepEqual(result, {
+      code: 1,
+      stdout: '',
+      stderr: 'immogate: LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"\n',
+    });
+  });
+});

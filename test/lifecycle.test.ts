@@ -1,0 +1,295 @@
+/**
+ * immogate as a user runs it: real processes of the built CLI, stopped by signals. The embedded
+ * PostgreSQL part initialises a cluster, which takes seconds, so it checks only the essentials.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createPool, type Pool } from '../src/platform/db/pool.js';
+import { createTestDatabase, freePort, http, makeClient, type TestDatabase } from './helpers.js';
+
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+const STEP = { timeout: 120_000 };
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+  base: string;
+  stdout: string;
+  stderr: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const started: Running[] = [];
+
+/** The environment of a child: ours with `env` applied; an undefined value removes a variable. */
+function childEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const merged: Record<string, string | undefined> = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
+  return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+async function launch(args: string[], env: Record<string, string | undefined>): Promise<Running> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv({ PORT: String(port), ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const running: Running = {
+    child,
+    port,
+    base: `http://127.0.0.1:${port}`,
+    stdout: '',
+    stderr: '',
+    exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
+  };
+  child.stdout?.on('data', (chunk: Buffer) => (running.stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (running.stderr += chunk.toString()));
+  started.push(running);
+  return running;
+}
+
+function runCli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: childEnv({ LOG_LEVEL: 'warn', ...env }), timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** Polls `check` every 100 ms, at most `attempts` times; gives up early if `process` exits. */
+async function waitFor(what: string, check: () => Promise<boolean> | boolean, process?: Running, attempts = 600): Promise<void> {
+  for (let i = 0; i < attempts; i += 1) {
+    if (await check()) return;
+    if (process && process.child.exitCode !== null) {
+      assert.fail(`${what}: the process exited (${process.child.exitCode})\nstdout:\n${process.stdout}\nstderr:\n${process.stderr}`);
+    }
+    await sleep(100);
+  }
+  assert.fail(`${what}: still not true after ${attempts} attempts${process ? `\nstdout:\n${process.stdout}\nstderr:\n${process.stderr}` : ''}`);
+}
+
+async function isReady(running: Running): Promise<boolean> {
+  try {
+    const response = await fetch(`${running.base}/ready`);
+    await response.arrayBuffer();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function waitReady(running: Running): Promise<void> {
+  await waitFor(`${running.base}/ready`, () => isReady(running), running);
+}
+
+async function stop(running: Running, signal: NodeJS.Signals = 'SIGTERM') {
+  running.child.kill(signal);
+  return running.exited;
+}
+
+/** A process that exited counts as gone even before its parent reaps it. */
+function processRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    return !/^\d+ \(.*\) Z/s.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+function tokenRequest(base: string, clientId: string, secret: string, intermediary = 'demo-agency') {
+  return http('POST', `${base}/oauth/token`, {
+    body: {
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+      audience: `${base}/sandbox/caas/v4`,
+      intermediary_id: intermediary,
+    },
+  });
+}
+
+after(async () => {
+  // Only what a failed step left running.
+  for (const running of started) {
+    if (running.child.exitCode === null && running.child.signalCode === null) {
+      running.child.kill('SIGKILL');
+      await running.exited;
+    }
+  }
+});
+
+describe('npm start with the embedded PostgreSQL', () => {
+  let dataDir: string;
+  let server: Running;
+  let demo: { clientId: string; secret: string };
+  let postgresPid: number;
+  const postmasterPid = () => Number(fs.readFileSync(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const embeddedEnv = () => ({ DATABASE_URL: undefined, DATA_DIR: dataDir });
+
+  before(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-lifecycle-'));
+    // PostgreSQL refuses to run as root, so it runs as another user that must reach the directory.
+    fs.chmodSync(dataDir, 0o755);
+  });
+
+  after(async () => {
+    // A failed step may have left the database running: stop it before removing its files.
+    const pidFile = path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid');
+    if (fs.existsSync(pidFile)) {
+      const pid = postmasterPid();
+      if (processRunning(pid)) process.kill(pid, 'SIGINT');
+      for (let i = 0; i < 100 && processRunning(pid); i += 1) await sleep(100);
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('first start: initialises the database, prints a sandbox client and a curl line that gets a token', STEP, async () => {
+    server = await launch(['start'], embeddedEnv());
+    await waitReady(server);
+    await waitFor('the curl line', () => server.stdout.includes('  curl -s'), server);
+    const message =
+      /^First start: created a sandbox client with every scope, acting for intermediary "demo-agency"\.\n {2}client_id: {5}(ig_[0-9a-f]{24})\n {2}client_secret: (\S+)\nThe secret is shown only now\. Get a token with:\n {2}curl -s -X POST (\S+) -H 'Content-Type: application\/json' -d '(\{[^']*\})'$/m.exec(
+        server.stdout,
+      );
+    assert.ok(message, server.stdout);
+    const [, clientId, secret, url, body] = message as unknown as [string, string, string, string, string];
+    demo = { clientId, secret };
+    assert.equal(url, `${server.base}/oauth/token`);
+    assert.deepEqual(JSON.parse(body), {
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+      audience: `${server.base}/sandbox/caas/v4`,
+      intermediary_id: 'demo-agency',
+    });
+
+    // What the curl line sends, sent.
+    const token = await http('POST', url, { headers: { 'content-type': 'application/json' }, raw: body });
+    assert.equal(token.status, 200);
+    const answer = token.body as Record<string, unknown>;
+    assert.deepEqual({ ...answer, access_token: typeof answer.access_token }, {
+      access_token: 'string',
+      expires_in: 86400,
+      token_type: 'Bearer',
+      scope: 'caas:*',
+    });
+    assert.ok(fs.existsSync(path.join(dataDir, 'postgres', 'cluster', 'PG_VERSION')));
+    postgresPid = postmasterPid();
+    assert.equal(processRunning(postgresPid), true);
+  });
+
+  it('a CLI command joins the running database and leaves it running', STEP, async () => {
+    const result = await runCli(['clients', 'list', '--json'], embeddedEnv());
+    assert.equal(result.stderr, '');
+    assert.equal(result.code, 0);
+    const clients = JSON.parse(result.stdout) as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      clients.map((client) => ({ clientId: client.clientId, name: client.name, scopes: client.scopes, intermediaries: client.intermediaries })),
+      [{ clientId: demo.clientId, name: 'sandbox demo client', scopes: ['caas:*', 'clim:*', 'leads:*'], intermediaries: ['demo-agency'] }],
+    );
+    assert.equal(postmasterPid(), postgresPid);
+    assert.equal(processRunning(postgresPid), true);
+    assert.equal(await isReady(server), true);
+    assert.equal((await tokenRequest(server.base, demo.clientId, demo.secret)).status, 200);
+  });
+
+  it('SIGTERM: exits 0 and stops the embedded database', STEP, async () => {
+    assert.deepEqual(await stop(server), { code: 0, signal: null });
+    assert.equal(processRunning(postgresPid), false);
+    assert.equal(fs.existsSync(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid')), false);
+    assert.match(server.stdout, /"msg":"stopped"/);
+    assert.equal(server.stderr, '');
+  });
+
+  it('a second start reuses the data: no first-run message, the client still works', STEP, async () => {
+    server = await launch(['start'], embeddedEnv());
+    await waitReady(server);
+    assert.doesNotMatch(server.stdout, /First start/);
+    assert.equal((await tokenRequest(server.base, demo.clientId, demo.secret)).status, 200);
+    postgresPid = postmasterPid();
+  });
+
+  it('after a crash (SIGKILL) the database keeps running; the next start adopts it and stops it on SIGTERM', STEP, async () => {
+    assert.deepEqual(await stop(server, 'SIGKILL'), { code: null, signal: 'SIGKILL' });
+    assert.equal(processRunning(postgresPid), true);
+
+    server = await launch(['start'], embeddedEnv());
+    await waitReady(server);
+    assert.equal(postmasterPid(), postgresPid);
+    assert.equal((await tokenRequest(server.base, demo.clientId, demo.secret)).status, 200);
+    assert.deepEqual(await stop(server), { code: 0, signal: null });
+    await waitFor('the adopted database to stop', () => !processRunning(postgresPid), undefined, 100);
+  });
+});
+
+describe('immogate server and immogate worker as separate processes on DATABASE_URL', () => {
+  let database: TestDatabase;
+  let pool: Pool;
+  let servers: Running[];
+  let worker: Running;
+
+  before(async () => {
+    // Empty: the three processes starting at once must migrate it safely between them.
+    database = await createTestDatabase({ empty: true });
+  });
+
+  after(async () => {
+    await pool?.end();
+    await database.drop();
+  });
+
+  it('two servers and a worker start together on an empty database; both servers answer', STEP, async () => {
+    const env = { DATABASE_URL: database.url, DATA_DIR: '/nonexistent' };
+    [servers, worker] = await Promise.all([Promise.all([launch(['server'], env), launch(['server'], env)]), launch(['worker'], env)]);
+    await Promise.all(servers.map(waitReady));
+    await waitFor('the worker to start', () => worker.stdout.includes('"msg":"worker started"'), worker);
+    pool = createPool(database.url, 2);
+
+    // Migrated once, and one sandbox client announced by exactly one of them.
+    const announced = [...servers, worker].filter((running) => running.stdout.includes('First start:'));
+    assert.equal(announced.length, 1);
+    const { rows } = await pool.query<{ name: string }>('SELECT name FROM clients');
+    assert.deepEqual(rows, [{ name: 'sandbox demo client' }]);
+    const a = await http('GET', `${servers[0]?.base}/.well-known/jwks.json`);
+    const b = await http('GET', `${servers[1]?.base}/.well-known/jwks.json`);
+    assert.equal(a.status, 200);
+    assert.deepEqual(b.body, a.body);
+  });
+
+  it('the worker process runs a job enqueued by someone else', STEP, async () => {
+    const client = await makeClient(pool, ['agency-1'], ['caas:*']);
+    await pool.query(
+      `INSERT INTO token_issuance (jti, client_id, audience, intermediary_id, scope, issued_at) VALUES
+         (gen_random_uuid(), $1, 'old', 'agency-1', 'caas:*', now() - interval '100 days'),
+         (gen_random_uuid(), $1, 'recent', 'agency-1', 'caas:*', now() - interval '1 day')`,
+      [client.clientId],
+    );
+    await pool.query("SELECT immogate_add_job('platform:prune_token_issuance', '{}'::json)");
+    await waitFor(
+      'the job to run',
+      async () => (await pool.query("SELECT 1 FROM graphile_worker._private_jobs WHERE task_id IN (SELECT id FROM graphile_worker._private_tasks WHERE identifier = 'platform:prune_token_issuance')")).rowCount === 0,
+      worker,
+    );
+    const { rows } = await pool.query('SELECT audience FROM token_issuance WHERE client_id = $1', [client.clientId]);
+    assert.deepEqual(rows, [{ audience: 'recent' }]);
+    assert.match(worker.stdout, /"deleted":1,"msg":"pruned token issuance records"/);
+    for (const server of servers) assert.doesNotMatch(server.stdout, /pruned token issuance records/);
+  });
+
+  it('SIGTERM stops each process with exit 0', STEP, async () => {
+    const exits = await Promise.all([...servers, worker].map((running) => stop(running)));
+    assert.deepEqual(exits, [
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ]);
+    for (const running of [...servers, worker]) assert.match(running.stdout, /"msg":"stopped"/);
+  });
+});

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { listMigrations, migrate } from '../src/platform/db/migrate.js';
+import { createPool, type Pool } from '../src/platform/db/pool.js';
+import { createLogger, graphileLogger } from '../src/platform/log.js';
+import { createTestDatabase, type TestDatabase } from './helpers.js';
+
+const logger = graphileLogger(createLogger({ logLevel: 'silent' }));
+const NAMES = listMigrations().map((m) => `${String(m.id).padStart(3, '0')}_${m.name}`);
+
+let database: TestDatabase;
+let pools: Pool[];
+let scratch: string;
+
+before(async () => {
+  database = await createTestDatabase({ empty: true });
+  pools = Array.from({ length: 4 }, () => createPool(database.url, 2));
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-migrations-'));
+});
+
+after(async () => {
+  await Promise.all(pools.map((pool) => pool.end()));
+  await database.drop();
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A migrations directory holding the real migrations plus `extra` (file name to SQL). */
+function directoryWith(extra: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(scratch, 'dir-'));
+  for (const migration of listMigrations()) {
+    fs.writeFileSync(path.join(dir, `${String(migration.id).padStart(3, '0')}_${migration.name}.sql`), migration.sql);
+  }
+  for (const [file, sql] of Object.entries(extra)) fs.writeFileSync(path.join(dir, file), sql);
+  return dir;
+}
+
+async function recorded(pool: Pool): Promise<{ id: number; name: string }[]> {
+  return (await pool.query<{ id: number; name: string }>('SELECT id, name FROM immogate_migrations ORDER BY id')).rows;
+}
+
+describe('migrate', () => {
+  it('applies every migration exactly once when four processes start together on an empty database', { timeout: 60_000 }, async () => {
+    const results = await Promise.all(pools.map((pool) => migrate(pool, logger)));
+
+    // Each migration was applied by exactly one of the four callers.
+    assert.deepEqual(results.flat().sort(), NAMES);
+    assert.deepEqual(
+      await recorded(pools[0]!),
+      listMigrations().map((m) => ({ id: m.id, name: m.name })),
+    );
+    const worker = await pools[0]!.query<{ jobs: string | null; add_job: string | null; migrations: number }>(
+      `SELECT to_regclass('graphile_worker._private_jobs')::text AS jobs,
+              to_regprocedure('immogate_add_job(text, json, text, timestamptz, integer, text)')::text AS add_job,
+              (SELECT count(*) FROM graphile_worker.migrations) AS migrations`,
+    );
+    const { migrations, ...objects } = worker.rows[0]!;
+    assert.deepEqual(objects, {
+      jobs: 'graphile_worker._private_jobs',
+      add_job: 'immogate_add_job(text,json,text,timestamp with time zone,integer,text)',
+    });
+    assert.ok(migrations > 0);
+  });
+
+  it('applies nothing when run again', { timeout: 60_000 }, async () => {
+    const results = await Promise.all(pools.map((pool) => migrate(pool, logger)));
+    assert.deepEqual(results, [[], [], [], []]);
+    assert.equal((await recorded(pools[0]!)).length, NAMES.length);
+  });
+
+  it('rolls a failing migration back completely, names it in the error, and keeps the ones before it', { timeout: 60_000 }, async () => {
+    const next = listMigrations().length + 1;
+    const good = `${String(next).padStart(3, '0')}_good`;
+    const broken = `${String(next + 1).padStart(3, '0')}_broken`;
+    const directory = directoryWith({
+      [`${good}.sql`]: 'CREATE TABLE migrate_test_good (id integer);',
+      [`${broken}.sql`]: 'CREATE TABLE migrate_test_broken (id integer);\nINSERT INTO migrate_test_broken VALUES (1);\nSELECT 1 / 0;',
+    });
+
+    await assert.rejects(migrate(pools[1]!, logger, { directory }), {
+      name: 'Error',
+      message: `migration ${broken} failed: division by zero`,
+    });
+
+    assert.deepEqual((await recorded(pools[0]!)).slice(-1), [{ id: next, name: 'good' }]);
+    const tables = await pools[0]!.query<{ good: string | null; broken: string | null }>(
+      "SELECT to_regclass('migrate_test_good')::text AS good, to_regclass('migrate_test_broken')::text AS broken",
+    );
+    assert.deepEqual(tables.rows[0], { good: 'migrate_test_good', broken: null });
+
+    // The failure released the migration lock: another process can still migrate, and retries the broken one.
+    await assert.rejects(migrate(pools[2]!, logger, { directory }), { message: `migration ${broken} failed: division by zero` });
+    assert.deepEqual(await migrate(pools[3]!, logger), []);
+  });
+});

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Environment } from '../src/apis/catalogue.js';
+import { createPool, type Pool } from '../src/platform/db/pool.js';
+import { withTenant } from '../src/platform/db/tenant.js';
+import { createTestDatabase, type TestDatabase } from './helpers.js';
+
+let database: TestDatabase;
+let pool: Pool;
+
+const A = { environment: 'production', agencyId: 'agency-a' } as const;
+const B = { environment: 'production', agencyId: 'agency-b' } as const;
+const A_SANDBOX = { environment: 'sandbox', agencyId: 'agency-a' } as const;
+const QUOTED = { environment: 'production', agencyId: "o'reilly\\" } as const;
+
+const RLS_REFUSED = { code: '42501', message: 'new row violates row-level security policy for table "notes"' };
+
+before(async () => {
+  database = await createTestDatabase();
+  // One connection: every test also shows that a tenant transaction leaves nothing behind on it.
+  pool = createPool(database.url, 1);
+  // A table shaped like the APIs' tenant tables: a serial key and an identity column, both of
+  // which the tenant role must be able to draw from.
+  await pool.query(`
+    CREATE TABLE notes (
+      id bigserial PRIMARY KEY,
+      revision integer GENERATED ALWAYS AS IDENTITY,
+      environment text NOT NULL,
+      agency_id text NOT NULL,
+      body text NOT NULL
+    );
+    SELECT immogate_isolate_tenant('notes');
+    INSERT INTO notes (environment, agency_id, body) VALUES
+      ('production', 'agency-a', 'a1'),
+      ('production', 'agency-a', 'a2'),
+      ('production', 'agency-b', 'b1'),
+      ('sandbox', 'agency-a', 'a-sandbox'),
+      ('production', 'o''reilly\\', 'quoted'),
+      ('production', 'x', 'x1');
+  `);
+});
+
+after(async () => {
+  await pool.end();
+  await database.drop();
+});
+
+function bodies(tenant: { environment: Environment; agencyId: string }): Promise<string[]> {
+  return withTenant(pool, tenant, async (client) => (await client.query<{ body: string }>('SELECT body FROM notes ORDER BY body')).rows.map((r) => r.body));
+}
+
+/** Every row, read as the owner (not subject to row-level security). */
+async function allRows(): Promise<{ environment: string; agency_id: string; body: string }[]> {
+  return (await pool.query('SELECT environment, agency_id, body FROM notes ORDER BY body, environment, agency_id')).rows;
+}
+
+describe('withTenant', () => {
+  it('shows a tenant only its own rows, even for a query without WHERE', async () => {
+    assert.deepEqual(await bodies(A), ['a1', 'a2']);
+    assert.deepEqual(await bodies(B), ['b1']);
+    assert.deepEqual(
+      await withTenant(pool, A, async (client) => (await client.query('SELECT count(*)::int AS n, max(body) AS last FROM notes')).rows),
+      [{ n: 2, last: 'a2' }],
+    );
+  });
+
+  it('keeps production and sandbox of the same agency apart', async () => {
+    assert.deepEqual(await bodies(A_SANDBOX), ['a-sandbox']);
+    assert.deepEqual(await bodies({ environment: 'sandbox', agencyId: 'agency-b' }), []);
+  });
+
+  it('lets a tenant insert its own rows, drawing ids from the serial and identity sequences', async () => {
+    const inserted = await withTenant(pool, A, async (client) =>
+      (await client.query("INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-a', 'a3') RETURNING environment, agency_id, body")).rows,
+    );
+    assert.deepEqual(inserted, [{ environment: 'production', agency_id: 'agency-a', body: 'a3' }]);
+    assert.deepEqual(await bodies(A), ['a1', 'a2', 'a3']);
+    await pool.query("DELETE FROM notes WHERE body = 'a3'");
+  });
+
+  it('refuses an INSERT for another agency or another environment', async () => {
+    await assert.rejects(
+      withTenant(pool, A, (client) => client.query("INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-b', 'forged')")),
+      RLS_REFUSED,
+    );
+    await assert.rejects(
+      withTenant(pool, A, (client) => client.query("INSERT INTO notes (environment, agency_id, body) VALUES ('sandbox', 'agency-a', 'forged')")),
+      RLS_REFUSED,
+    );
+    assert.equal((await allRows()).filter((row) => row.body === 'forged').length, 0);
+  });
+
+  it('refuses an UPDATE that moves a row to another tenant', async () => {
+    await assert.rejects(
+      withTenant(pool, A, (client) => client.query("UPDATE notes SET agency_id = 'agency-b' WHERE body = 'a1'")),
+      RLS_REFUSED,
+    );
+    await assert.rejects(
+      withTenant(pool, A, (client) => client.query("UPDATE notes SET environment = 'sandbox' WHERE body = 'a1'")),
+      RLS_REFUSED,
+    );
+    assert.deepEqual((await allRows()).find((row) => row.body === 'a1'), { environment: 'production', agency_id: 'agency-a', body: 'a1' });
+  });
+
+  it("cannot UPDATE or DELETE another tenant's rows: they are not there for it", async () => {
+    const before = await allRows();
+    const counts = await withTenant(pool, A, async (client) => ({
+      updated: (await client.query("UPDATE notes SET body = 'hijacked' WHERE agency_id = 'agency-b' OR environment = 'sandbox'")).rowCount,
+      deleted: (await client.query("DELETE FROM notes WHERE agency_id <> 'agency-a' OR environment <> 'production'")).rowCount,
+    }));
+    assert.deepEqual(counts, { updated: 0, deleted: 0 });
+    assert.deepEqual(await allRows(), before);
+  });
+
+  it('passes an agency id with quotes and backslashes as data, never as SQL', async () => {
+    assert.deepEqual(await bodies(QUOTED), ['quoted']);
+    // Attempts to break out of the set_config literal select nothing instead of widening the filter.
+    for (const agencyId of ["x' OR '1'='1", "x', true), set_config('immogate.agency_id', 'agency-b", "agency-a'; RESET ROLE; --", 'x\\', "x'"]) {
+      assert.deepEqual(await bodies({ environment: 'production', agencyId }), [], agencyId);
+    }
+  });
+
+  it('leaves the connection as it was: the role and the settings end with the transaction', async () => {
+    await bodies(A);
+    await assert.rejects(withTenant(pool, A, () => Promise.reject(new Error('handler failed'))), { message: 'handler failed' });
+    const { rows } = await pool.query(
+      "SELECT current_user = session_user AS own_role, coalesce(current_setting('immogate.agency_id', true), '') AS agency, count(*)::int AS visible FROM notes",
+    );
+    assert.deepEqual(rows, [{ own_role: true, agency: '', visible: 6 }]);
+  });
+
+  it('denies the tenant role the platform tables and the job tables', async () => {
+    for (const table of ['clients', 'signing_keys', 'token_issuance', 'rate_limit_windows', 'immogate_migrations']) {
+      await assert.rejects(withTenant(pool, A, (client) => client.query(`SELECT * FROM ${table}`)), {
+        code: '42501',
+        message: `permission denied for table ${table}`,
+      });
+    }
+    await assert.rejects(withTenant(pool, A, (client) => client.query('SELECT * FROM graphile_worker._private_jobs')), {
+      code: '42501',
+      message: 'permission denied for schema graphile_worker',
+    });
+    await assert.rejects(withTenant(pool, A, (client) => client.query("SELECT graphile_worker.add_job('x')")), {
+      code: '42501',
+      message: 'permission denied for schema graphile_worker',
+    });
+    await assert.rejects(withTenant(pool, A, (client) => client.query("SELECT immogate_isolate_tenant('clients')")), {
+      code: '42501',
+      message: 'permission denied for function immogate_isolate_tenant',
+    });
+  });
+});
+
+describe('immogate_isolate_tenant', () => {
+  it('can be applied again, for a serial column added later', async () => {
+    await pool.query("ALTER TABLE notes ADD COLUMN position bigserial; SELECT immogate_isolate_tenant('notes')");
+    const inserted = await withTenant(pool, B, async (client) =>
+      (await client.query("INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-b', 'b2') RETURNING body")).rows,
+    );
+    assert.deepEqual(inserted, [{ body: 'b2' }]);
+    assert.deepEqual(await bodies(B), ['b1', 'b2']);
+    assert.deepEqual(await bodies(A), ['a1', 'a2']);
+    const policies = await pool.query("SELECT policyname FROM pg_policies WHERE tablename = 'notes'");
+    assert.deepEqual(policies.rows, [{ policyname: 'tenant_isolation' }]);
+  });
+});
