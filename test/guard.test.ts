@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, generateKeyPair, importJWK, type JWK, type JWTPayload } from 'jose';
 import { APIS, rootPath, type ApiDescriptor } from '../src/apis/catalogue.js';
@@ -18,6 +17,7 @@ import {
   getToken,
   http,
   makeClient,
+  rawHttp,
   startTestServer,
   type HttpResult,
   type TestClient,
@@ -143,20 +143,7 @@ function assertHeaderProblem(result: HttpResult): void {
 
 /** fetch always sends a User-Agent of its own, so a request without one goes through node:http. */
 function withoutUserAgent(target: string, headers: Record<string, string> = {}): Promise<HttpResult> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(target, { method: 'GET', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        const responseHeaders = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
-        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, body: text === '' ? undefined : JSON.parse(text) });
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return rawHttp('GET', target, headers);
 }
 
 const USER_AGENT_REQUIRED = 'Requests without a User-Agent header are refused';

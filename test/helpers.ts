@@ -3,6 +3,7 @@
  * a real immogate listening on loopback, clients and tokens made through the real endpoints.
  */
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import net from 'node:net';
 import pg from 'pg';
 import type { ApiModule } from '../src/apis/module.js';
@@ -137,6 +138,27 @@ export async function http(method: string, url: string, options: { headers?: Rec
     parsed = undefined;
   }
   return { status: response.status, headers: response.headers, text, body: parsed };
+}
+
+/**
+ * A request through node:http, sending exactly the headers given: fetch adds a User-Agent and a
+ * text/plain content type of its own, which some tests must leave out.
+ */
+export function rawHttp(method: string, url: string, headers: Record<string, string>, body?: string): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
+        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, body: text === '' ? undefined : JSON.parse(text) });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** A token for `client` from the real token endpoint. */

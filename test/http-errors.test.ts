@@ -5,7 +5,6 @@
  * the platform routes to answer for, since no API exists yet.
  */
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { APIS, type ApiDescriptor } from '../src/apis/catalogue.js';
@@ -17,6 +16,7 @@ import {
   getToken,
   http,
   makeClient,
+  rawHttp,
   startTestServer,
   type HttpResult,
   type TestClient,
@@ -118,21 +118,8 @@ const postRaw = (raw: string, contentType: string) => http('POST', caas('/probe'
 
 /** fetch labels a string body text/plain by itself, so a body without a content type goes through node:http. */
 function withoutContentType(target: string, raw: string): Promise<HttpResult> {
-  return new Promise((resolve, reject) => {
-    const headers = { ...auth(), 'user-agent': USER_AGENT, 'content-length': String(Buffer.byteLength(raw)) };
-    const req = httpRequest(target, { method: 'POST', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        const responseHeaders = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
-        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, body: text === '' ? undefined : JSON.parse(text) });
-      });
-    });
-    req.on('error', reject);
-    req.end(raw);
-  });
+  const headers = { ...auth(), 'user-agent': USER_AGENT, 'content-length': String(Buffer.byteLength(raw)) };
+  return rawHttp('POST', target, headers, raw);
 }
 
 const split = (traceparent: string) => {

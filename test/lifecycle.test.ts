@@ -10,6 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { alive } from '../src/platform/db/embedded.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';
 import { createTestDatabase, freePort, http, makeClient, type TestDatabase } from './helpers.js';
 
@@ -89,19 +90,7 @@ async function stop(running: Running, signal: NodeJS.Signals = 'SIGTERM') {
   return running.exited;
 }
 
-/** A process that exited counts as gone even before its parent reaps it. */
-function processRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    return !/^\d+ \(.*\) Z/s.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
+
 
 function tokenRequest(base: string, clientId: string, secret: string, intermediary = 'demo-agency') {
   return http('POST', `${base}/oauth/token`, {
@@ -144,8 +133,8 @@ describe('npm start with the embedded PostgreSQL', () => {
     const pidFile = path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid');
     if (fs.existsSync(pidFile)) {
       const pid = postmasterPid();
-      if (processRunning(pid)) process.kill(pid, 'SIGINT');
-      for (let i = 0; i < 100 && processRunning(pid); i += 1) await sleep(100);
+      if (alive(pid)) process.kill(pid, 'SIGINT');
+      for (let i = 0; i < 100 && alive(pid); i += 1) await sleep(100);
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
@@ -182,7 +171,7 @@ describe('npm start with the embedded PostgreSQL', () => {
     });
     assert.ok(fs.existsSync(path.join(dataDir, 'postgres', 'cluster', 'PG_VERSION')));
     postgresPid = postmasterPid();
-    assert.equal(processRunning(postgresPid), true);
+    assert.equal(alive(postgresPid), true);
   });
 
   it('a CLI command joins the running database and leaves it running', STEP, async () => {
@@ -195,14 +184,14 @@ describe('npm start with the embedded PostgreSQL', () => {
       [{ clientId: demo.clientId, name: 'sandbox demo client', scopes: ['caas:*', 'clim:*', 'leads:*'], intermediaries: ['demo-agency'] }],
     );
     assert.equal(postmasterPid(), postgresPid);
-    assert.equal(processRunning(postgresPid), true);
+    assert.equal(alive(postgresPid), true);
     assert.equal(await isReady(server), true);
     assert.equal((await tokenRequest(server.base, demo.clientId, demo.secret)).status, 200);
   });
 
   it('SIGTERM: exits 0 and stops the embedded database', STEP, async () => {
     assert.deepEqual(await stop(server), { code: 0, signal: null });
-    assert.equal(processRunning(postgresPid), false);
+    assert.equal(alive(postgresPid), false);
     assert.equal(fs.existsSync(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid')), false);
     assert.match(server.stdout, /"msg":"stopped"/);
     assert.equal(server.stderr, '');
@@ -218,14 +207,14 @@ describe('npm start with the embedded PostgreSQL', () => {
 
   it('after a crash (SIGKILL) the database keeps running; the next start adopts it and stops it on SIGTERM', STEP, async () => {
     assert.deepEqual(await stop(server, 'SIGKILL'), { code: null, signal: 'SIGKILL' });
-    assert.equal(processRunning(postgresPid), true);
+    assert.equal(alive(postgresPid), true);
 
     server = await launch(['start'], embeddedEnv());
     await waitReady(server);
     assert.equal(postmasterPid(), postgresPid);
     assert.equal((await tokenRequest(server.base, demo.clientId, demo.secret)).status, 200);
     assert.deepEqual(await stop(server), { code: 0, signal: null });
-    await waitFor('the adopted database to stop', () => !processRunning(postgresPid), undefined, 100);
+    await waitFor('the adopted database to stop', () => !alive(postgresPid), undefined, 100);
   });
 });
 

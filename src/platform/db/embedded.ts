@@ -50,7 +50,8 @@ function pathsFor(dataDir: string): Paths {
   };
 }
 
-function alive(pid: number): boolean {
+/** Whether a process runs: a zombie (exited, not yet reaped) counts as gone. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
