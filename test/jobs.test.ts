@@ -173,7 +173,8 @@ describe('worker', () => {
 
       // Skip the exponential backoff instead of waiting it out.
       await pool.query('SELECT graphile_worker.reschedule_jobs(ARRAY[$1]::bigint[], run_at := now())', [id]);
-      const afterSecond = await waitFor('the second failure', () => jobRows(task), (r) => r[0]?.attempts === 2 && failed(r));
+      // attempts counts up when the second attempt starts; its failure is recorded after it ends.
+      const afterSecond = await waitFor('the second failure', () => jobRows(task), (r) => r[0]?.last_error?.endsWith('(attempt 2)') === true);
       assert.deepEqual(afterSecond, [
         { id, queue_name: null, attempts: 2, max_attempts: 2, last_error: 'receiver unavailable (attempt 2)', key: null, payload: { n: 1 } },
       ]);
