@@ -67,6 +67,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   await app.register(tokenEndpoint, { pool, keys, publicUrl: config.publicUrl, metrics });
 
+  for (const module of deps.apis) {
+    for (const schema of module.schemas ?? []) {
+      validators.addSchema(schema);
+      app.addSchema(schema);
+    }
+  }
   for (const api of APIS) {
     const module = deps.apis.find((candidate) => candidate.api.id === api.id);
     for (const environment of ENVIRONMENTS) {

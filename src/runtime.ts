@@ -156,7 +156,8 @@ export async function startServices(
     if (roles.worker) {
       const workerPool = createPool(database.url, config.workerConcurrency + 2);
       pools.push(workerPool);
-      worker = await startWorker({ pool: workerPool, logger, config, jobs: JOBS });
+      const jobs = [...JOBS, ...(options.apis ?? API_MODULES).flatMap((module) => module.jobs ?? [])];
+      worker = await startWorker({ pool: workerPool, logger, config, jobs });
       logger.info({ concurrency: config.workerConcurrency }, 'worker started');
     }
     let stopping: Promise<void> | undefined;

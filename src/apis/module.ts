@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Pool } from '../platform/db/pool.js';
+import type { JobDefinition } from '../platform/jobs/registry.js';
 import type { Logger } from '../platform/log.js';
 import type { ApiDescriptor } from './catalogue.js';
 
@@ -18,5 +19,9 @@ export interface ApiDependencies {
  */
 export interface ApiModule {
   api: ApiDescriptor;
+  /** Shared schemas with an `$id`, registered once for validation and the OpenAPI document; routes `$ref` them. */
+  schemas?: readonly { $id: string }[];
+  /** The API's job types; the worker runs them beside the platform's. */
+  jobs?: readonly JobDefinition[];
   routes(app: FastifyInstance, deps: ApiDependencies): Promise<void>;
 }
