@@ -2,6 +2,7 @@ import type { Config } from '../../config.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../log.js';
 import { pruneRateLimitWindows } from '../http/rateLimit.js';
+import { deliverWebhookJob } from '../delivery/deliverJob.js';
 
 export interface JobContext {
   pool: Pool;
@@ -41,4 +42,4 @@ const pruneTokenIssuance: JobDefinition = {
 };
 
 /** Every job type of immogate; each API adds its own here. */
-export const JOBS: readonly JobDefinition[] = [pruneRateLimits, pruneTokenIssuance];
+export const JOBS: readonly JobDefinition[] = [pruneRateLimits, pruneTokenIssuance, deliverWebhookJob({ sources: {} })];

@@ -1,0 +1,17 @@
+/** Outbound HTTP and webhook delivery: what API modules import. */
+export { checkTargetUrl, createOutbound, OutboundError, type Outbound, type OutboundErrorKind, type OutboundPolicy, type OutboundRequest, type OutboundResponse } from './outbound.js';
+export {
+  cancelDeliveries,
+  DELIVER_WEBHOOK,
+  lastSuccess,
+  recentAttempts,
+  redeliver,
+  retargetDeliveries,
+  scheduleDelivery,
+  type AttemptRecord,
+  type DeliverySpec,
+  type DeliveryState,
+  type RedeliveryTarget,
+  type SubscriptionRef,
+} from './deliveries.js';
+export { deliverWebhookJob, type DeliverJobOptions, type DeliverySourceHooks, type DeliverySources, type GoneContext } from './deliverJob.js';
