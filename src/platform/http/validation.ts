@@ -57,7 +57,8 @@ export function fieldError(error: ErrorObject, source: ErrorSource): FieldError 
   } else {
     reason = `${reason}.`;
   }
-  const name = source === 'body' ? pointer : pointer.replace(/^\//, '').replace(/\//g, '.');
+  // Outside the body a problem is named by its parameter or header, also for one value of a repeated one.
+  const name = source === 'body' ? pointer : (pointer.split('/')[1] ?? '');
   return { name, reason };
 }
 
