@@ -9,6 +9,7 @@ import { KeyStore } from './platform/auth/keys.js';
 import { openEmbedded } from './platform/db/embedded.js';
 import { migrate } from './platform/db/migrate.js';
 import { createPool, inTransaction, type Pool } from './platform/db/pool.js';
+import { DELIVER_WEBHOOK, deliverWebhookJob } from './platform/delivery/index.js';
 import { JOBS } from './platform/jobs/registry.js';
 import { startWorker } from './platform/jobs/worker.js';
 import { graphileLogger, type Logger } from './platform/log.js';
@@ -156,7 +157,14 @@ export async function startServices(
     if (roles.worker) {
       const workerPool = createPool(database.url, config.workerConcurrency + 2);
       pools.push(workerPool);
-      const jobs = [...JOBS, ...(options.apis ?? API_MODULES).flatMap((module) => module.jobs ?? [])];
+      const modules = options.apis ?? API_MODULES;
+      // The delivery job is rebuilt with every API's hooks, so worker-only processes have them too.
+      const sources = Object.assign({}, ...modules.map((module) => module.deliverySources ?? {}));
+      const jobs = [
+        ...JOBS.filter((job) => job.name !== DELIVER_WEBHOOK),
+        deliverWebhookJob({ sources }),
+        ...modules.flatMap((module) => module.jobs ?? []),
+      ];
       worker = await startWorker({ pool: workerPool, logger, config, jobs });
       logger.info({ concurrency: config.workerConcurrency }, 'worker started');
     }

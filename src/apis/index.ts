@@ -1,4 +1,5 @@
+import { classifiedsApi } from './classifieds/index.js';
 import type { ApiModule } from './module.js';
 
 /** The API modules immogate serves. Each API issue adds its module here. */
-export const API_MODULES: readonly ApiModule[] = [];
+export const API_MODULES: readonly ApiModule[] = [classifiedsApi];

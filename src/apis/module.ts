@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Pool } from '../platform/db/pool.js';
+import type { DeliverySources } from '../platform/delivery/index.js';
 import type { JobDefinition } from '../platform/jobs/registry.js';
 import type { Logger } from '../platform/log.js';
 import type { ApiDescriptor } from './catalogue.js';
@@ -23,5 +24,7 @@ export interface ApiModule {
   schemas?: readonly { $id: string }[];
   /** The API's job types; the worker runs them beside the platform's. */
   jobs?: readonly JobDefinition[];
+  /** Hooks of the webhook delivery machinery for the API's subscriptions (a 410 ends a subscription). */
+  deliverySources?: DeliverySources;
   routes(app: FastifyInstance, deps: ApiDependencies): Promise<void>;
 }

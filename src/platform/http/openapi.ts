@@ -46,6 +46,8 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
           securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
         },
       },
+      // Shared schemas appear under their $id (CaasClassified), not as def-0.
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
       transform: ({ schema, url, route }) => {
         const keep = url.startsWith(`${production}/`) && route.config?.public !== true;
         if (!keep) return { schema: { ...schema, hide: true } as never, url };

@@ -1,0 +1,22 @@
+import { APIS } from '../catalogue.js';
+import type { ApiModule } from '../module.js';
+import { processingJob } from './processing.js';
+import { readRoutes } from './routes/reads.js';
+import { CLASSIFIED_SCHEMA_ID } from './routes/shared.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { writeRoutes } from './routes/writes.js';
+import { classifiedSchema } from './schema/classified.js';
+import { removeGone, SOURCE } from './webhooks.js';
+
+/** Classifieds ingestion v4, served under /caas/v4 and /sandbox/caas/v4. */
+export const classifiedsApi: ApiModule = {
+  api: APIS.find((api) => api.id === 'caas')!,
+  schemas: [{ ...classifiedSchema, $id: CLASSIFIED_SCHEMA_ID }],
+  jobs: [processingJob],
+  deliverySources: { [SOURCE]: { onGone: (client, subscriptionId) => removeGone(client, subscriptionId) } },
+  async routes(app, deps) {
+    await writeRoutes(app, deps);
+    await readRoutes(app, deps);
+    await webhookRoutes(app, deps);
+  },
+};

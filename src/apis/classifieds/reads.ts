@@ -1,0 +1,155 @@
+import type pg from 'pg';
+import type { Tenant } from '../../platform/db/tenant.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { badRequest, notFound, type Problem } from '../../platform/http/problems.js';
+import { toStatusItem, type StatusItem, type StatusRow } from './statuses.js';
+
+/**
+ * The read side of the classifieds API. Every query runs inside withTenant, so row-level security
+ * confines it to the caller's environment and offerer: another offerer's classified, or one of
+ * the other environment, is simply not there (404, the same as an unknown id).
+ *
+ * Pages are keyset pages, newest first: a page ends at the `seq` of its last item and the next one
+ * starts below it. A seq is drawn when a row is inserted and never changes, so rows added while a
+ * client pages through get higher numbers than the ones it has still to read: they never appear in
+ * later pages, and nothing is skipped or repeated. (One insert whose transaction had drawn its seq
+ * before a page was read and committed only after it may still show on a later page: it is then
+ * listed once, not lost.)
+ */
+
+export const MAX_PAGE_SIZE = 250;
+
+// The cursor is base64url of `<kind>1:<seq>`: the kind keeps a statuses token out of the
+// classifieds list and the digit versions the format. Anything else is a clean 400.
+const CURSOR_KINDS = { classifieds: 'c', statuses: 's' } as const;
+type CursorKind = keyof typeof CURSOR_KINDS;
+
+export function encodeCursor(kind: CursorKind, seq: number): string {
+  return Buffer.from(`${CURSOR_KINDS[kind]}1:${seq}`).toString('base64url');
+}
+
+function invalidToken(): Problem {
+  return badRequest([{ name: 'nextToken', reason: 'is not a nextToken this endpoint returned.' }], 'requestParameter');
+}
+
+export function decodeCursor(kind: CursorKind, token: string): number {
+  const text = Buffer.from(token, 'base64url').toString('latin1');
+  // Node's decoder skips characters outside the alphabet: only a token that re-encodes to itself is ours.
+  if (Buffer.from(text, 'latin1').toString('base64url') !== token) throw invalidToken();
+  const match = /^([a-z])1:([1-9][0-9]{0,15})$/.exec(text);
+  const seq = Number(match?.[2]);
+  if (!match || match[1] !== CURSOR_KINDS[kind] || !Number.isSafeInteger(seq)) throw invalidToken();
+  return seq;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextToken?: string;
+}
+
+/** A page from `limit + 1` rows: the extra row only tells whether another page follows. */
+function pageOf<R extends { seq: number }, T>(rows: R[], limit: number, kind: CursorKind, item: (row: R) => T): Page<T> {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return rows.length > limit && last ? { items: items.map(item), nextToken: encodeCursor(kind, last.seq) } : { items: items.map(item) };
+}
+
+function classifiedNotFound(id: string): Problem {
+  return notFound(`No classified ${id}`);
+}
+
+export interface ListQuery {
+  limit: number;
+  nextToken?: string;
+  offererEstateId?: string;
+}
+
+/**
+ * A page of live classifieds (a DELETE not yet processed still lists), each as JSON text of its
+ * payload plus `classifiedId`. The payloads are large and stored as JSON already: the caller
+ * splices the database's text into the response instead of parsing and re-serialising them.
+ */
+export async function listClassifieds(pool: pg.Pool, tenant: Tenant, query: ListQuery): Promise<Page<string>> {
+  const before = query.nextToken === undefined ? undefined : decodeCursor('classifieds', query.nextToken);
+  const params: unknown[] = [query.limit + 1];
+  const conditions = ['deleted_at IS NULL'];
+  if (before !== undefined) conditions.push(`seq < $${params.push(before)}`);
+  if (query.offererEstateId !== undefined) conditions.push(`offerer_estate_id = $${params.push(query.offererEstateId)}`);
+  const rows = await withTenant(pool, tenant, async (client) => {
+    const result = await client.query<{ seq: number; item: string }>(
+      `SELECT seq, (payload || jsonb_build_object('classifiedId', id))::text AS item
+         FROM classifieds WHERE ${conditions.join(' AND ')}
+        ORDER BY seq DESC LIMIT $1`,
+      params,
+    );
+    return result.rows;
+  });
+  return pageOf(rows, query.limit, 'classifieds', (row) => row.item);
+}
+
+export type ReadOne = { notModified: true; revision: number } | { notModified: false; revision: number; item: string };
+
+/**
+ * One live classified as JSON text, or only its revision when it matches `ifNoneMatch` (the
+ * entity tags of If-None-Match, `*` for any): a client revalidating an unchanged classified
+ * costs no payload transfer from the database.
+ */
+export async function readClassified(pool: pg.Pool, tenant: Tenant, id: string, ifNoneMatch: string[]): Promise<ReadOne> {
+  const row = await withTenant(pool, tenant, async (client) => {
+    const result = await client.query<{ revision: number; item: string | null }>(
+      `SELECT revision,
+              CASE WHEN '"' || revision || '"' = ANY($2::text[]) OR '*' = ANY($2::text[]) THEN NULL
+                   ELSE (payload || jsonb_build_object('classifiedId', id))::text END AS item
+         FROM classifieds WHERE id = $1 AND deleted_at IS NULL`,
+      [id, ifNoneMatch],
+    );
+    return result.rows[0];
+  });
+  if (!row) throw classifiedNotFound(id);
+  return row.item === null ? { notModified: true, revision: row.revision } : { notModified: false, revision: row.revision, item: row.item };
+}
+
+export interface StatusQuery {
+  limit: number;
+  nextToken?: string;
+  /**
+   * `filter=latest`: the statuses of the classified's latest revision only, that is of its last
+   * acknowledged write (every write records its RECEIVED status when acknowledged, so this is
+   * never empty before the other filters). Newest first like every page, so its first item is the
+   * current state of that write, and the rest tell how it got there.
+   */
+  latest: boolean;
+  statuses?: string[];
+  /** Items whose portals include any of these. */
+  portals?: string[];
+}
+
+/**
+ * A page of a classified's statuses, newest first. A DELETED classified keeps its statuses
+ * readable: its DELETED status is how a client learns that the delete was done.
+ */
+export async function listStatuses(pool: pg.Pool, tenant: Tenant, id: string, query: StatusQuery): Promise<Page<StatusItem>> {
+  const before = query.nextToken === undefined ? undefined : decodeCursor('statuses', query.nextToken);
+  const params: unknown[] = [id, query.limit + 1];
+  const conditions = ['s.classified_id = $1'];
+  if (before !== undefined) conditions.push(`s.seq < $${params.push(before)}`);
+  if (query.statuses !== undefined) conditions.push(`s.status = ANY($${params.push(query.statuses)}::text[])`);
+  if (query.portals !== undefined) conditions.push(`s.portals && $${params.push(query.portals)}::text[]`);
+  if (query.latest) conditions.push('s.revision = (SELECT c.revision FROM classifieds c WHERE c.id = $1)');
+  const rows = await withTenant(pool, tenant, async (client) => {
+    const result = await client.query<StatusRow>(
+      `SELECT s.*, r.received_at
+         FROM classified_statuses s JOIN classified_revisions r ON r.classified_id = s.classified_id AND r.revision = s.revision
+        WHERE ${conditions.join(' AND ')}
+        ORDER BY s.seq DESC LIMIT $2`,
+      params,
+    );
+    // No rows: an unknown classified (404) or only filters that matched nothing (an empty page).
+    if (result.rows.length === 0) {
+      const known = await client.query('SELECT 1 FROM classifieds WHERE id = $1', [id]);
+      if (known.rowCount === 0) throw classifiedNotFound(id);
+    }
+    return result.rows;
+  });
+  return pageOf(rows, query.limit, 'statuses', toStatusItem);
+}

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import type { ApiDependencies } from '../../module.js';
+import type { Classified } from '../schema/classified.js';
+import { createClassified, deleteClassified, updateClassified } from '../writes.js';
+import { CLASSIFIED_SCHEMA_ID, acknowledgement, acknowledgementBody, classifiedIdParams, type ClassifiedIdParams } from './shared.js';
+
+const body = { $ref: `${CLASSIFIED_SCHEMA_ID}#` };
+
+/** POST, PUT and DELETE: validate, hand to the write path, answer 202 once it committed. */
+export async function writeRoutes(app: FastifyInstance, { pool }: ApiDependencies): Promise<void> {
+  app.post<{ Body: Classified }>(
+    '/classifieds',
+    { config: { scope: 'caas:classifieds:create' }, schema: { body, response: { 202: acknowledgement } } },
+    async (request, reply) => {
+      const ack = await createClassified(pool, request.tenant!, request.body);
+      return reply.code(202).header('etag', `"${ack.revision}"`).send(acknowledgementBody(ack.classifiedId));
+    },
+  );
+
+  app.put<{ Body: Classified; Params: ClassifiedIdParams }>(
+    '/classifieds/:classifiedId',
+    {
+      config: { scope: 'caas:classifieds:update' },
+      schema: {
+        params: classifiedIdParams,
+        headers: { type: 'object', properties: { 'if-match': { type: 'string' } } },
+        body,
+        response: { 202: acknowledgement },
+      },
+    },
+    async (request, reply) => {
+      const ack = await updateClassified(pool, request.tenant!, request.params.classifiedId, request.body, request.headers['if-match']);
+      return reply.code(202).header('etag', `"${ack.revision}"`).send(acknowledgementBody(ack.classifiedId));
+    },
+  );
+
+  app.delete<{ Params: ClassifiedIdParams }>(
+    '/classifieds/:classifiedId',
+    { config: { scope: 'caas:classifieds:delete' }, schema: { params: classifiedIdParams, response: { 202: acknowledgement } } },
+    async (request, reply) => {
+      const ack = await deleteClassified(pool, request.tenant!, request.params.classifiedId);
+      return reply.code(202).header('etag', `"${ack.revision}"`).send(acknowledgementBody(ack.classifiedId));
+    },
+  );
+}

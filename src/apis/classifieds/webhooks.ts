@@ -1,0 +1,94 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Environment } from '../catalogue.js';
+import type { Tenant } from '../../platform/db/tenant.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { cancelDeliveries, retargetDeliveries, scheduleDelivery } from '../../platform/delivery/index.js';
+import { notFound } from '../../platform/http/problems.js';
+import type { StatusItem } from './statuses.js';
+
+/**
+ * Status webhooks: PUT /webhooks subscribes the calling client for its offerer in its
+ * environment; every status recorded from then on (filtered by `statuses`) is POSTed, signed
+ * and retried by the platform's delivery machinery, to `{url}/classifieds/{classifiedId}/statuses`.
+ */
+export const SOURCE = 'caas';
+
+export interface Subscription {
+  url: string;
+  statuses?: string[];
+  /** Our extension: the key receivers verify signatures with. Generated when not given. */
+  secret?: string;
+}
+
+export async function subscribe(pool: pg.Pool, tenant: Tenant, subscription: Subscription): Promise<void> {
+  const url = subscription.url.replace(/\/+$/, '');
+  await withTenant(pool, tenant, async (client) => {
+    const { rows } = await client.query<{ subscription_id: string; secret: string }>(
+      `INSERT INTO caas_webhook_subscriptions (environment, agency_id, client_id, subscription_id, url, statuses, secret)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (environment, agency_id, client_id) DO UPDATE
+         SET url = EXCLUDED.url, statuses = EXCLUDED.statuses,
+             secret = CASE WHEN $8 THEN EXCLUDED.secret ELSE caas_webhook_subscriptions.secret END, updated_at = now()
+       RETURNING subscription_id, secret`,
+      [
+        tenant.environment,
+        tenant.agencyId,
+        tenant.clientId,
+        randomUUID(),
+        url,
+        subscription.statuses ?? null,
+        subscription.secret ?? randomBytes(24).toString('base64url'),
+        subscription.secret !== undefined,
+      ],
+    );
+    const row = rows[0]!;
+    // Undelivered statuses follow the subscription to its new address (and key).
+    await retargetDeliveries(client, { source: SOURCE, subscriptionId: row.subscription_id }, { url, secret: row.secret });
+  });
+}
+
+export async function unsubscribe(pool: pg.Pool, tenant: Tenant): Promise<void> {
+  await withTenant(pool, tenant, async (client) => {
+    const { rows } = await client.query<{ subscription_id: string }>(
+      'DELETE FROM caas_webhook_subscriptions WHERE client_id = $1 RETURNING subscription_id',
+      [tenant.clientId],
+    );
+    const removed = rows[0];
+    if (!removed) throw notFound('This client has no webhook subscription here');
+    await cancelDeliveries(client, { source: SOURCE, subscriptionId: removed.subscription_id });
+  });
+}
+
+/** A subscription that is gone at the receiver's word (410) is removed, as a DELETE /webhooks would. */
+export async function removeGone(client: pg.ClientBase, subscriptionId: string): Promise<void> {
+  await client.query('DELETE FROM caas_webhook_subscriptions WHERE subscription_id = $1', [subscriptionId]);
+}
+
+/** CREATED covers CREATED_WITH_MEDIA_ERROR (the real API's subscription enum has no such value). */
+function wanted(filter: string[] | null, status: string): boolean {
+  return filter === null || filter.includes(status) || filter.includes(status.replace(/_WITH_MEDIA_ERROR$/, ''));
+}
+
+export interface Subscriber {
+  subscriptionId: string;
+  url: string;
+  statuses: string[] | null;
+  secret: string;
+}
+
+/** Schedules the delivery of a new status to each subscriber that wants it, in the caller's transaction. */
+export async function notifySubscribers(client: pg.ClientBase, item: StatusItem, environment: Environment, subscribers: Subscriber[]): Promise<void> {
+  for (const subscriber of subscribers) {
+    if (!wanted(subscriber.statuses, item.status)) continue;
+    await scheduleDelivery(client, {
+      source: SOURCE,
+      environment,
+      agencyId: item.customerId,
+      subscriptionId: subscriber.subscriptionId,
+      url: `${subscriber.url}/classifieds/${item.classifiedId}/statuses`,
+      payload: item,
+      secret: subscriber.secret,
+    });
+  }
+}
