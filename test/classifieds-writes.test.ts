@@ -18,6 +18,7 @@ import {
   type TestServer,
 } from './helpers.js';
 import { minimalClassified, realisticClassified } from './fixtures/classifieds.js';
+import { assertContract } from './fixtures/contract.js';
 
 let database: TestDatabase;
 let server: TestServer;
@@ -60,6 +61,8 @@ function call(method: string, path: string, body?: unknown, headers: Record<stri
 
 function problem(result: HttpResult, status: number, title: string, detail: string, extra: Record<string, unknown> = {}, type?: string): void {
   assert.equal(result.status, status, result.text);
+  // Every problem is at least the contract's ErrorResponse.
+  assertContract('createClassified', 'default', result.body);
   assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
   assert.deepEqual(result.body, {
     type: `/problems/${type ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
@@ -71,8 +74,11 @@ function problem(result: HttpResult, status: number, title: string, detail: stri
   });
 }
 
-function acknowledged(result: HttpResult, revision: number): string {
+const OPERATIONS: Record<string, string> = { POST: 'createClassified', PUT: 'updateClassified', DELETE: 'deleteClassified' };
+
+function acknowledged(result: HttpResult, revision: number, method = 'POST'): string {
   assert.equal(result.status, 202, result.text);
+  assertContract(OPERATIONS[method]!, 202, result.body);
   const body = result.body as { classifiedId: string };
   assert.match(body.classifiedId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.deepEqual(result.body, { classifiedId: body.classifiedId, links: [{ statuses: `/classifieds/${body.classifiedId}/statuses` }] });
@@ -246,9 +252,9 @@ describe('PUT /classifieds/{classifiedId}', () => {
     const body = classified();
     const id = acknowledged(await call('POST', '/classifieds', body), 1);
     body.data.location.city = 'Lyon';
-    acknowledged(await call('PUT', `/classifieds/${id}`, body, { 'if-match': '"1"' }), 2);
+    acknowledged(await call('PUT', `/classifieds/${id}`, body, { 'if-match': '"1"' }), 2, 'PUT');
     body.data.location.city = 'Lille';
-    acknowledged(await call('PUT', `/classifieds/${id}`, body), 3);
+    acknowledged(await call('PUT', `/classifieds/${id}`, body), 3, 'PUT');
     const { rows } = await server.pool.query("SELECT revision, payload -> 'data' -> 'location' ->> 'city' AS city FROM classifieds WHERE id = $1", [id]);
     assert.deepEqual(rows, [{ revision: 3, city: 'Lille' }]);
     assert.deepEqual(
@@ -273,7 +279,7 @@ describe('PUT /classifieds/{classifiedId}', () => {
     const id = acknowledged(await call('POST', '/classifieds', body), 1);
     // Same content, members in another order.
     const reordered = { data: body.data, portals: body.portals };
-    acknowledged(await call('PUT', `/classifieds/${id}`, reordered), 2);
+    acknowledged(await call('PUT', `/classifieds/${id}`, reordered), 2, 'PUT');
     assert.deepEqual((await statusesOf(id)).slice(1), [
       {
         revision: 2,
@@ -296,7 +302,7 @@ describe('PUT /classifieds/{classifiedId}', () => {
     const mediaIds = async () =>
       Object.fromEntries((await server.pool.query('SELECT url, media_id FROM classified_media WHERE classified_id = $1', [id])).rows.map((r) => [r.url, r.media_id]));
     const before = await mediaIds();
-    acknowledged(await call('PUT', `/classifieds/${id}`, classified({ estateId: 'DIFF-1', media: [added, kept] })), 2);
+    acknowledged(await call('PUT', `/classifieds/${id}`, classified({ estateId: 'DIFF-1', media: [added, kept] })), 2, 'PUT');
     const afterPut = await mediaIds();
     assert.deepEqual(Object.keys(afterPut).sort(), [added, kept].sort());
     assert.equal(afterPut[kept], before[kept]);
@@ -331,8 +337,8 @@ describe('PUT /classifieds/{classifiedId}', () => {
 describe('DELETE /classifieds/{classifiedId}', () => {
   it('acknowledges with a new revision and job; a repeated DELETE is acknowledged again with nothing new; a PUT after it is 404', async () => {
     const id = acknowledged(await call('POST', '/classifieds', classified()), 1);
-    acknowledged(await call('DELETE', `/classifieds/${id}`), 2);
-    acknowledged(await call('DELETE', `/classifieds/${id}`), 2);
+    acknowledged(await call('DELETE', `/classifieds/${id}`), 2, 'DELETE');
+    acknowledged(await call('DELETE', `/classifieds/${id}`), 2, 'DELETE');
     assert.deepEqual((await jobsOf(id)).map((job) => job.payload.revision), [1, 2]);
     assert.deepEqual((await statusesOf(id)).at(-1), {
       revision: 2,
