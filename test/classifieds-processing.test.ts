@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { processingJob } from '../src/apis/classifieds/processing.js';
 import { createLogger } from '../src/platform/log.js';
@@ -17,6 +16,7 @@ import {
   http,
   makeClient,
   startTestServer,
+  waitFor,
   type HttpResult,
   type TestDatabase,
   type TestServer,
@@ -104,12 +104,12 @@ async function statuses(id: string): Promise<StatusRow[]> {
 
 /** Waits (bounded) until `revision` is processed, then returns all statuses of the classified. */
 async function processed(id: string, revision: number): Promise<StatusRow[]> {
-  for (let i = 0; i < 400; i++) {
-    const { rows } = await server.pool.query('SELECT processed_at IS NOT NULL AS done FROM classified_revisions WHERE classified_id = $1 AND revision = $2', [id, revision]);
-    if (rows[0]?.done === true) return statuses(id);
-    await sleep(25);
-  }
-  throw new Error(`revision ${revision} of ${id} was not processed; statuses: ${JSON.stringify(await statuses(id))}`);
+  await waitFor(
+    `revision ${revision} of ${id} to be processed`,
+    async () => (await server.pool.query('SELECT processed_at IS NOT NULL AS done FROM classified_revisions WHERE classified_id = $1 AND revision = $2', [id, revision])).rows[0],
+    (row) => row?.done === true,
+  );
+  return statuses(id);
 }
 
 function outcomes(rows: StatusRow[]) {
@@ -345,12 +345,11 @@ describe('media address policy', () => {
         body: acceptable(['SL'], ['/ok/ssrf.jpg']),
       });
       const id = (result.body as { classifiedId: string }).classifiedId;
-      let last: Body | undefined;
-      for (let i = 0; i < 400 && last === undefined; i++) {
-        const { rows } = await strict.pool.query("SELECT status, media_statuses FROM classified_statuses WHERE classified_id = $1 AND stage = 'accepted'", [id]);
-        last = rows[0];
-        if (last === undefined) await sleep(25);
-      }
+      const last = await waitFor(
+        'the outcome',
+        async () => (await strict.pool.query("SELECT status, media_statuses FROM classified_statuses WHERE classified_id = $1 AND stage = 'accepted'", [id])).rows[0],
+        (row) => row !== undefined,
+      );
       assert.deepEqual(last, { status: 'CREATED_WITH_MEDIA_ERROR', media_statuses: [{ url: `${mediaBase}/ok/ssrf.jpg`, status: 'DOWNLOADING_FAILED' }] });
       const { rows } = await strict.pool.query('SELECT fetch_error FROM classified_media WHERE classified_id = $1', [id]);
       assert.match(rows[0].fetch_error, /^refused to connect to 127\.0\.0\.1: .* address; set ALLOW_PRIVATE_TARGETS=true to allow$/);

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Runner } from 'graphile-worker';
 import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
@@ -24,7 +23,7 @@ import {
 import { JOBS, type JobDefinition } from '../src/platform/jobs/registry.js';
 import { startWorker } from '../src/platform/jobs/worker.js';
 import { createLogger } from '../src/platform/log.js';
-import { createTestDatabase, type TestDatabase } from './helpers.js';
+import { createTestDatabase, waitFor, type TestDatabase } from './helpers.js';
 
 let database: TestDatabase;
 let pool: Pool;
@@ -119,14 +118,6 @@ async function withWorker(jobs: readonly JobDefinition[], fn: (runner: Runner) =
   }
 }
 
-async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const value = await read();
-    if (check(value)) return value;
-    await sleep(50);
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 interface DeliveryRow {
   state: string;

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { ApiModule } from '../src/apis/module.js';
 import { loadConfig, type Config } from '../src/config.js';
@@ -182,3 +183,16 @@ export async function getToken(
 }
 
 export const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * Polls `read` until `check` holds, at most `tries` times `intervalMs` (20 s by default): a job or
+ * delivery that never happens fails the test with what it waited for, instead of hanging it.
+ */
+export async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, tries = 400, intervalMs = 50): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const value = await read();
+    if (check(value)) return value;
+    await sleep(intervalMs);
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}

@@ -9,7 +9,7 @@ import { enqueue } from '../src/platform/jobs/queue.js';
 import { JOBS, type JobContext, type JobDefinition } from '../src/platform/jobs/registry.js';
 import { startWorker } from '../src/platform/jobs/worker.js';
 import { createLogger } from '../src/platform/log.js';
-import { createTestDatabase, makeClient, type TestDatabase } from './helpers.js';
+import { createTestDatabase, makeClient, waitFor, type TestDatabase } from './helpers.js';
 
 let database: TestDatabase;
 let pool: Pool;
@@ -54,15 +54,6 @@ async function runs(task: string): Promise<{ payload: unknown; attempt: number }
   return (await pool.query('SELECT payload, attempt FROM job_runs WHERE task = $1 ORDER BY seq', [task])).rows;
 }
 
-/** Polls until `check` holds; bounded, so a job that never runs fails the test instead of hanging it. */
-async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const value = await read();
-    if (check(value)) return value;
-    await sleep(50);
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 /** A job type of the test's own: records each run (payload and attempt) in job_runs. */
 function recordingJob(name: string, before?: (payload: unknown, context: JobContext) => Promise<void>): JobDefinition {
