@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { APIS, ENVIRONMENTS, rootPath } from './apis/catalogue.js';
 import type { ApiModule } from './apis/module.js';
 import type { Config } from './config.js';
+import { installAdminGuard } from './platform/auth/admin.js';
 import { installGuard } from './platform/auth/guard.js';
 import type { KeyStore } from './platform/auth/keys.js';
 import { tokenEndpoint } from './platform/auth/tokenEndpoint.js';
@@ -73,6 +74,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       app.addSchema(schema);
     }
   }
+  await app.register(
+    async (admin) => {
+      installAdminGuard(admin, config.adminToken);
+      for (const module of deps.apis) await module.adminRoutes?.(admin, { config, pool, logger });
+    },
+    { prefix: '/admin' },
+  );
   for (const api of APIS) {
     const module = deps.apis.find((candidate) => candidate.api.id === api.id);
     for (const environment of ENVIRONMENTS) {

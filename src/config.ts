@@ -20,6 +20,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** Seconds in-flight requests get to finish on shutdown. */
   readonly shutdownGraceSeconds: number;
+  /** Bearer token of the operator endpoints under /admin; unset, they do not exist. */
+  readonly adminToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +105,13 @@ function hostName(env: Env): string {
   return raw;
 }
 
+function adminToken(env: Env): string | undefined {
+  const raw = env.ADMIN_TOKEN;
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 24 || /\s/.test(raw)) throw new ConfigError('ADMIN_TOKEN', 'must be at least 24 characters without spaces');
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = hostName(env);
   // Not 0 (a random port): the token audiences are derived from the port clients use.
@@ -124,5 +133,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetrySchedule: Object.freeze(retrySchedule(env)),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
+    adminToken: adminToken(env),
   });
 }

@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000],
       bodyLimitBytes: 1_048_576,
       shutdownGraceSeconds: 10,
+      adminToken: undefined,
     });
   });
 
@@ -53,6 +54,7 @@ describe('loadConfig', () => {
       WEBHOOK_RETRY_SCHEDULE: '1, 2,3',
       BODY_LIMIT_BYTES: '2048',
       SHUTDOWN_GRACE_SECONDS: '0',
+      ADMIN_TOKEN: 'an-operator-token-of-some-length',
     });
     assert.deepEqual(config, {
       host: '0.0.0.0',
@@ -67,6 +69,7 @@ describe('loadConfig', () => {
       webhookRetrySchedule: [1, 2, 3],
       bodyLimitBytes: 2048,
       shutdownGraceSeconds: 0,
+      adminToken: 'an-operator-token-of-some-length',
     });
     assert.equal(Object.isFrozen(config), true);
   });
@@ -112,6 +115,7 @@ describe('loadConfig', () => {
       [{ WEBHOOK_RETRY_SCHEDULE: '5,-1' }, 'WEBHOOK_RETRY_SCHEDULE', 'must be comma-separated non-negative seconds, got "5,-1"'],
       [{ BODY_LIMIT_BYTES: '10' }, 'BODY_LIMIT_BYTES', 'must be between 1024 and 104857600, got 10'],
       [{ SHUTDOWN_GRACE_SECONDS: '1e3' }, 'SHUTDOWN_GRACE_SECONDS', 'must be a whole number, got "1e3"'],
+      [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN', 'must be at least 24 characters without spaces'],
     ];
     for (const [env, variable, message] of cases) {
       it(`${Object.keys(env)[0]}=${Object.values(env)[0]}`, () => {

@@ -27,4 +27,6 @@ export interface ApiModule {
   /** Hooks of the webhook delivery machinery for the API's subscriptions (a 410 ends a subscription). */
   deliverySources?: DeliverySources;
   routes(app: FastifyInstance, deps: ApiDependencies): Promise<void>;
+  /** Operator routes, registered under /admin behind ADMIN_TOKEN; they act across every agency. */
+  adminRoutes?(app: FastifyInstance, deps: ApiDependencies): Promise<void>;
 }
