@@ -13,6 +13,8 @@ import {
 import { createPool, type Pool } from './platform/db/pool.js';
 import { createLogger } from './platform/log.js';
 import { openDatabase, prepareDatabase, startServices } from './runtime.js';
+import { eraseAuthor } from './apis/leads/erasure.js';
+import { redeliverLeadNotifications, type LeadRedeliveryTarget } from './apis/leads/notifications.js';
 import { parseScopes } from './platform/auth/scopes.js';
 
 class CliError extends Error {}
@@ -209,8 +211,48 @@ export function buildCli(): Command {
             ]),
       );
     });
+  const leads = program.command('leads').description('Lead API operations');
+  leads
+    .command('erase')
+    .description('GDPR erasure: empties the personal data of every lead of an author, and of their stored notifications')
+    .requiredOption('--email <address>', 'the author\'s email address (case-insensitive)')
+    .action(async (options: { email: string }) => {
+      if (!/^[^\s@]+@[^\s@]+$/.test(options.email.trim())) throw new CliError(`--email must be an email address, got "${options.email}"`);
+      const result = await withDatabase(loadConfig(), (pool) => eraseAuthor(pool, options.email));
+      print(json(), result, () => `erased ${result.leadsErased} lead(s) of ${result.email}; scrubbed ${result.notificationsScrubbed} stored notification(s)`);
+    });
+  leads
+    .command('redeliver')
+    .description('sends lead notifications again: one by its webhook-id, or every failed one since a time (a worker sends them)')
+    .option('--delivery <id>', 'the webhook-id of one notification')
+    .option('--since <time>', 'ISO 8601 time: every failed notification created since then')
+    .option('--agency <id>', 'with --since: only this agency')
+    .addOption(new Option('--environment <environment>', 'with --since: only this environment').choices(['production', 'sandbox']))
+    .action(async (options: { delivery?: string; since?: string; agency?: string; environment?: 'production' | 'sandbox' }) => {
+      if ((options.delivery === undefined) === (options.since === undefined)) throw new CliError('give exactly one of --delivery or --since');
+      let target: LeadRedeliveryTarget;
+      if (options.delivery !== undefined) {
+        if (!UUID.test(options.delivery)) throw new CliError(`--delivery must be a webhook-id (a UUID), got "${options.delivery}"`);
+        target = { deliveryId: options.delivery };
+      } else {
+        const since = new Date(options.since as string);
+        if (Number.isNaN(since.getTime())) throw new CliError(`--since must be an ISO 8601 time, got "${options.since}"`);
+        target = { since, environment: options.environment, agencyId: options.agency };
+      }
+      const result = await withDatabase(loadConfig(), (pool) => redeliverLeadNotifications(pool, target));
+      print(json(), result, () =>
+        [
+          `redelivered ${result.redelivered.length} notification(s)${result.redelivered.length > 0 ? ':' : ''}`,
+          ...result.redelivered.map((id) => `  ${id}`),
+          ...(result.skipped.length > 0 ? [`skipped ${result.skipped.length}:`, ...result.skipped.map((s) => `  ${s.deliveryId}  ${s.reason}`)] : []),
+        ].join('\n'),
+      );
+      if (options.delivery !== undefined && result.redelivered.length === 0) process.exitCode = 1;
+    });
   return program;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * No command means start. Not commander's isDefault: that hands an unknown command to start,

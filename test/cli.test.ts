@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ALL_SCOPES } from '../src/apis/catalogue.js';
 import { listClients } from '../src/platform/auth/clients.js';
 import { verifySecret } from '../src/platform/auth/secrets.js';
@@ -13,33 +11,21 @@ import {
   freePort,
   http,
   makeClient,
+  runCli,
   startTestServer,
+  type CliResult,
   type TestClient,
   type TestDatabase,
   type TestServer,
 } from './helpers.js';
 
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const STACK_TRACE = /^\s+at /m;
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let database: TestDatabase;
 let server: TestServer;
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn', ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
-    );
-  });
+  return runCli(args, { DATABASE_URL: database.url, ...env });
 }
 
 /** Runs a command that must succeed and print JSON on stdout and nothing on stderr. */

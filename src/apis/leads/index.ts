@@ -1,0 +1,17 @@
+import { APIS } from '../catalogue.js';
+import type { ApiModule } from '../module.js';
+import { leadAdminRoutes } from './admin.js';
+import { leadRoutes } from './routes/leads.js';
+import { subscriptionRoutes } from './routes/subscriptions.js';
+import { disableGone, SOURCE } from './subscriptions.js';
+
+/** Lead API v1, served under /seeker-leads/v1 and /sandbox/seeker-leads/v1. */
+export const leadsApi: ApiModule = {
+  api: APIS.find((api) => api.id === 'leads')!,
+  deliverySources: { [SOURCE]: { onGone: disableGone } },
+  async routes(app, deps) {
+    await leadRoutes(app, deps);
+    await subscriptionRoutes(app, deps);
+  },
+  adminRoutes: leadAdminRoutes,
+};

@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Environment } from '../catalogue.js';
+import type { Tenant } from '../../platform/db/tenant.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { cancelDeliveries, lastSuccess, recentAttempts, retargetDeliveries, type GoneContext } from '../../platform/delivery/index.js';
+import { badRequest, notFound, type Problem } from '../../platform/http/problems.js';
+
+/**
+ * Webhook subscriptions of the Lead API: an agency has any number of them per environment, each
+ * with its own URL and apiKey. The apiKey is write-only: it is read only by notifyNewLead, which
+ * hands it to the delivery machinery (X-Api-Key header and signing key). Every request-path
+ * query runs inside withTenant, so a subscription of another agency or environment is simply not
+ * there (404, as an unknown id).
+ */
+
+/** The delivery source of lead notifications (selects the onGone hook). */
+export const SOURCE = 'leads';
+
+export type SubscriptionStatus = 'ACTIVE' | 'INACTIVE';
+
+export interface Subscription {
+  subscriptionId: string;
+  url: string;
+  status: SubscriptionStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface SubscriptionRow {
+  id: string;
+  url: string;
+  status: SubscriptionStatus;
+  created_at: Date;
+  updated_at: Date;
+  /** Creation time in microseconds as PostgreSQL keeps it (a Date would cut it to milliseconds): the list cursor. */
+  cursor_time: string;
+}
+
+const COLUMNS = `id, url, status, created_at, updated_at,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS cursor_time`;
+
+function toSubscription(row: SubscriptionRow): Subscription {
+  return { subscriptionId: row.id, url: row.url, status: row.status, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() };
+}
+
+function subscriptionNotFound(id: string): Problem {
+  return notFound(`No webhook subscription ${id}`);
+}
+
+/** X-Api-Key carries the apiKey with every delivery; the same key signs it. */
+export function deliveryHeaders(apiKey: string): Record<string, string> {
+  return { 'X-Api-Key': apiKey };
+}
+
+export interface NewSubscription {
+  url: string;
+  apiKey: string;
+  status?: SubscriptionStatus;
+}
+
+export async function createSubscription(pool: pg.Pool, tenant: Tenant, input: NewSubscription): Promise<Subscription> {
+  const row = await withTenant(pool, tenant, async (client) => {
+    const { rows } = await client.query<SubscriptionRow>(
+      `INSERT INTO lead_webhook_subscriptions (id, environment, agency_id, url, api_key, status)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+      [randomUUID(), tenant.environment, tenant.agencyId, input.url, input.apiKey, input.status ?? 'ACTIVE'],
+    );
+    return rows[0]!;
+  });
+  return toSubscription(row);
+}
+
+// ---- listing: keyset pages in creation order ----
+
+// base64url of `w1|<creation time to the microsecond, UTC>|<subscriptionId>`: the pair is unique and
+// never changes, so pages neither repeat nor skip, and a token stays valid when its subscription is deleted.
+const CURSOR = /^w1\|(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})\|([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+function encodeCursor(row: SubscriptionRow): string {
+  return Buffer.from(`w1|${row.cursor_time}|${row.id}`).toString('base64url');
+}
+
+/** A real calendar time (no 30 February): PostgreSQL would refuse the cast with a 500. */
+function validTime(text: string): boolean {
+  const millis = new Date(`${text.slice(0, 23)}Z`);
+  return !Number.isNaN(millis.getTime()) && millis.toISOString().slice(0, 23) === text.slice(0, 23);
+}
+
+function decodeCursor(token: string): [string, string] {
+  const text = Buffer.from(token, 'base64url').toString('latin1');
+  const match = CURSOR.exec(text);
+  // Node's decoder skips characters outside the alphabet: only a token that re-encodes to itself is ours.
+  if (!match || Buffer.from(text, 'latin1').toString('base64url') !== token || !validTime(match[1]!)) {
+    throw badRequest([{ name: 'nextToken', reason: 'is not a nextToken this endpoint returned.' }], 'requestParameter');
+  }
+  return [match[1]!, match[2]!];
+}
+
+export interface SubscriptionPage {
+  metadata: { count: number; limit: number; nextToken?: string };
+  items: Subscription[];
+}
+
+export async function listSubscriptions(pool: pg.Pool, tenant: Tenant, query: { limit: number; nextToken?: string }): Promise<SubscriptionPage> {
+  const after = query.nextToken === undefined ? undefined : decodeCursor(query.nextToken);
+  const rows = await withTenant(pool, tenant, async (client) => {
+    const params: unknown[] = [query.limit + 1];
+    const where = after === undefined ? '' : `WHERE (created_at, id) > ($${params.push(after[0])}::timestamp AT TIME ZONE 'UTC', $${params.push(after[1])}::uuid)`;
+    const result = await client.query<SubscriptionRow>(`SELECT ${COLUMNS} FROM lead_webhook_subscriptions ${where} ORDER BY created_at, id LIMIT $1`, params);
+    return result.rows;
+  });
+  // The extra row only tells whether another page follows.
+  const items = rows.slice(0, query.limit);
+  const last = items.at(-1);
+  const metadata = { count: items.length, limit: query.limit, ...(rows.length > query.limit && last ? { nextToken: encodeCursor(last) } : {}) };
+  return { metadata, items: items.map(toSubscription) };
+}
+
+// ---- the state table ----
+
+export interface SubscriptionChanges {
+  apiKey?: string;
+  status?: SubscriptionStatus;
+}
+
+/**
+ * PUT: the status becomes the one sent, the apiKey is replaced when sent, updatedAt changes in any
+ * case. Undelivered notifications follow a new apiKey (retries and redeliveries sign with the key
+ * the receiver now checks). Deactivating cancels the pending ones: INACTIVE means "stop sending",
+ * and retries of old leads would otherwise keep arriving for hours; the leads stay readable through
+ * GET /leads and an operator can still redeliver one by id.
+ */
+export async function updateSubscription(pool: pg.Pool, tenant: Tenant, id: string, changes: SubscriptionChanges): Promise<Subscription> {
+  const row = await withTenant(pool, tenant, async (client) => {
+    const { rows } = await client.query<SubscriptionRow>(
+      `UPDATE lead_webhook_subscriptions
+          SET status = coalesce($2, status), api_key = coalesce($3, api_key), updated_at = now()
+        WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, changes.status ?? null, changes.apiKey ?? null],
+    );
+    const updated = rows[0];
+    if (!updated) throw subscriptionNotFound(id);
+    const ref = { source: SOURCE, subscriptionId: id };
+    if (changes.apiKey !== undefined) await retargetDeliveries(client, ref, { secret: changes.apiKey, headers: deliveryHeaders(changes.apiKey) });
+    if (updated.status === 'INACTIVE') await cancelDeliveries(client, ref);
+    return updated;
+  });
+  return toSubscription(row);
+}
+
+export async function deleteSubscription(pool: pg.Pool, tenant: Tenant, id: string): Promise<Subscription> {
+  const row = await withTenant(pool, tenant, async (client) => {
+    const { rows } = await client.query<SubscriptionRow>(`DELETE FROM lead_webhook_subscriptions WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
+    const removed = rows[0];
+    if (!removed) throw subscriptionNotFound(id);
+    await cancelDeliveries(client, { source: SOURCE, subscriptionId: id });
+    return removed;
+  });
+  return toSubscription(row);
+}
+
+/**
+ * 410 Gone from a receiver "disables the subscription": it turns INACTIVE (it is not deleted, so
+ * its owner sees why in the audit and can turn it on again). Runs as the owner role, hence the
+ * explicit tenant in the WHERE clause.
+ */
+export async function disableGone(client: pg.ClientBase, subscriptionId: string, context: GoneContext): Promise<void> {
+  await client.query(
+    `UPDATE lead_webhook_subscriptions SET status = 'INACTIVE', updated_at = now()
+      WHERE id::text = $1 AND environment = $2 AND agency_id = $3`,
+    [subscriptionId, context.environment, context.agencyId],
+  );
+}
+
+// ---- audit ----
+
+export interface AuditEvent {
+  timestamp: string;
+  /** The webhook-id header of the notification: the same on each of its attempts. */
+  deliveryId: string;
+  leadId: string | null;
+  /** The attempt's number within its notification, from 1. */
+  attempt: number;
+  /** Null when no HTTP answer came (error says why) or the attempt is still running. */
+  statusCode: number | null;
+  latencyMs: number | null;
+  /** Null on success and while the attempt runs. */
+  error: string | null;
+}
+
+export interface Audit extends Subscription {
+  lastSuccessTimestamp: string | null;
+  recentEvents: AuditEvent[];
+}
+
+export async function auditSubscription(pool: pg.Pool, tenant: Tenant, id: string, limit: number): Promise<Audit> {
+  return withTenant(pool, tenant, async (client) => {
+    const { rows } = await client.query<SubscriptionRow>(`SELECT ${COLUMNS} FROM lead_webhook_subscriptions WHERE id = $1`, [id]);
+    const row = rows[0];
+    if (!row) throw subscriptionNotFound(id);
+    const ref = { source: SOURCE, subscriptionId: id };
+    const attempts = await recentAttempts(client, { ...ref, limit });
+    const success = await lastSuccess(client, ref);
+    const leads = await client.query<{ id: string; lead_id: string | null }>(
+      `SELECT id, payload #>> '{metadata,leadId}' AS lead_id FROM webhook_deliveries WHERE id = ANY($1::uuid[])`,
+      [[...new Set(attempts.map((attempt) => attempt.deliveryId))]],
+    );
+    const leadOf = new Map(leads.rows.map((delivery) => [delivery.id, delivery.lead_id]));
+    return {
+      ...toSubscription(row),
+      lastSuccessTimestamp: success?.toISOString() ?? null,
+      recentEvents: attempts.map((attempt) => ({
+        timestamp: attempt.attemptedAt.toISOString(),
+        deliveryId: attempt.deliveryId,
+        leadId: leadOf.get(attempt.deliveryId) ?? null,
+        attempt: attempt.attempt,
+        statusCode: attempt.statusCode,
+        latencyMs: attempt.latencyMs,
+        error: attempt.error,
+      })),
+    };
+  });
+}
+
+// ---- notifications ----
+
+export interface Subscriber {
+  subscriptionId: string;
+  url: string;
+  apiKey: string;
+}
+
+/**
+ * The ACTIVE subscriptions of an agency, locked against change until the caller's transaction
+ * ends: a PUT of a new apiKey or a DELETE running at the same time then either happens first (and
+ * this sees its result) or waits and finds the deliveries this transaction schedules.
+ */
+export async function activeSubscribers(client: pg.ClientBase, environment: Environment, agencyId: string): Promise<Subscriber[]> {
+  const { rows } = await client.query<Subscriber>(
+    `SELECT id AS "subscriptionId", url, api_key AS "apiKey" FROM lead_webhook_subscriptions
+      WHERE environment = $1 AND agency_id = $2 AND status = 'ACTIVE' ORDER BY created_at, id FOR SHARE`,
+    [environment, agencyId],
+  );
+  return rows;
+}
