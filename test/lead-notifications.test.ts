@@ -20,31 +20,9 @@ import { deliverWebhookJob } from '../src/platform/delivery/index.js';
 import { startWorker } from '../src/platform/jobs/worker.js';
 import { createLogger } from '../src/platform/log.js';
 import { createTestDatabase, getToken, http, makeClient, startTestServer, waitFor, type TestClient, type TestDatabase, type TestServer } from './helpers.js';
+import type { Audit, AuditEvent, Subscription } from '../src/apis/leads/subscriptions.js';
 
 type Body = Record<string, any>;
-
-interface Subscription {
-  subscriptionId: string;
-  url: string;
-  status: 'ACTIVE' | 'INACTIVE';
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface AuditEvent {
-  timestamp: string;
-  deliveryId: string;
-  leadId: string | null;
-  attempt: number;
-  statusCode: number | null;
-  latencyMs: number | null;
-  error: string | null;
-}
-
-interface Audit extends Subscription {
-  lastSuccessTimestamp: string | null;
-  recentEvents: AuditEvent[];
-}
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const HEADERS_TIMEOUT_MS = 300;
