@@ -284,6 +284,34 @@ describe('body, content type and routing problems', () => {
     });
   });
 
+  it('a NUL character in a string or member name, which PostgreSQL cannot store, named by its pointer', async () => {
+    assertBodyErrors(await postRaw('{"kind": "A", "a": {"name": "ab\\u0000c"}}', 'application/json'), [
+      { name: '/a/name', reason: 'must not contain the NUL character (\\u0000).' },
+    ]);
+    assertBodyErrors(await postRaw('{"kind": "A", "a": {}, "x\\u0000": 1}', 'application/json'), [
+      { name: '/x\u0000', reason: 'must not contain the NUL character (\\u0000).' },
+    ]);
+  });
+
+  it('a NUL character in a query or path parameter', async () => {
+    const query = await http('GET', caas('/probe/search?limit=1&q=a%00b'), { headers: auth() });
+    assertProblem(query, 400, {
+      type: '/problems/bad-request',
+      title: 'Bad request',
+      detail: 'Your request has not been validated',
+      errors: [{ name: 'q', reason: 'must not contain the NUL character (%00).' }],
+      errorSource: 'requestParameter',
+    });
+    const path = await http('GET', caas('/probe/a%00b/items'), { headers: auth() });
+    assertProblem(path, 400, {
+      type: '/problems/bad-request',
+      title: 'Bad request',
+      detail: 'Your request has not been validated',
+      errors: [{ name: 'probeId', reason: 'must not contain the NUL character (%00).' }],
+      errorSource: 'requestParameter',
+    });
+  });
+
   it('an empty JSON body', async () => {
     assertBodyErrors(await postRaw('', 'application/json'), [{ name: '', reason: 'The body is empty but the content type is application/json.' }]);
   });

@@ -67,7 +67,40 @@ function parseJson(_request: FastifyRequest, body: string, done: (error: Error |
     );
     return;
   }
+  // JSON may carry U+0000 as \u0000; PostgreSQL text and jsonb cannot store it. The raw text
+  // tells cheaply whether to look for where it is.
+  const nul = body.includes('\\u0000') ? nulPointer(value, '') : undefined;
+  if (nul !== undefined) {
+    done(badRequest([{ name: nul, reason: 'must not contain the NUL character (\\u0000).' }], 'body'));
+    return;
+  }
   done(null, value);
+}
+
+/** The JSON pointer of the first member name or string holding U+0000. */
+function nulPointer(value: unknown, pointer: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? pointer : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, member] of Object.entries(value)) {
+    const path = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (key.includes('\u0000')) return path;
+    const found = nulPointer(member, path);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Query and path parameters holding U+0000 (sent as %00) are refused the same way, before any handler. */
+function refuseNulParameters(request: FastifyRequest): void {
+  if (!request.url.includes('%00')) return;
+  for (const values of [request.query, request.params]) {
+    for (const [name, value] of Object.entries((values ?? {}) as Record<string, unknown>)) {
+      const texts = Array.isArray(value) ? value : [value];
+      if (texts.some((text) => typeof text === 'string' && text.includes('\u0000')) || name.includes('\u0000')) {
+        throw badRequest([{ name, reason: `must not contain the NUL character (%00).` }], 'requestParameter');
+      }
+    }
+  }
 }
 
 function wellFormed(body: string): boolean {
@@ -84,6 +117,8 @@ export function installErrorHandling(app: FastifyInstance, logger: Logger, bodyL
   // JSON only: the APIs speak nothing else (the token endpoint adds form encoding for itself).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+
+  app.addHook('preValidation', async (request) => refuseNulParameters(request));
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = toProblem(error, request, bodyLimit);
