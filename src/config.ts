@@ -22,6 +22,17 @@ export interface Config {
   readonly shutdownGraceSeconds: number;
   /** Bearer token of the operator endpoints under /admin; unset, they do not exist. */
   readonly adminToken: string | undefined;
+  /** The S3-compatible blob store for uploaded media; unset, blobs live under `dataDir`/blobs. */
+  readonly s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  readonly endpoint: string;
+  readonly bucket: string;
+  readonly region: string;
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {
@@ -112,6 +123,44 @@ function adminToken(env: Env): string | undefined {
   return raw;
 }
 
+const S3_VARIABLES = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE'];
+// Lower-case letters, digits, dots and hyphens, 3 to 63 characters (the S3 bucket naming rules, simplified).
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/**
+ * S3 is on when S3_ENDPOINT and S3_BUCKET are set. Any S3 variable without the others it needs
+ * stops start-up: a half-configured store would otherwise fall back to the local disk unnoticed.
+ */
+function s3(env: Env): S3Config | undefined {
+  const given = (name: string) => env[name] !== undefined && env[name] !== '';
+  if (!S3_VARIABLES.some(given)) return undefined;
+  const required = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
+  for (const name of required) {
+    if (!given(name)) throw new ConfigError(name, `is required when any S3 variable is set (S3 needs ${required.join(', ')})`);
+  }
+  const endpoint = env.S3_ENDPOINT as string;
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new ConfigError('S3_ENDPOINT', `must be an absolute http(s) URL, got "${endpoint}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('S3_ENDPOINT', `must use http or https, got "${url.protocol}"`);
+  const bucket = env.S3_BUCKET as string;
+  if (!BUCKET.test(bucket)) throw new ConfigError('S3_BUCKET', `must be a valid bucket name, got "${bucket}"`);
+  const region = given('S3_REGION') ? (env.S3_REGION as string) : 'us-east-1';
+  if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new ConfigError('S3_REGION', `must be a region name such as eu-central-1, got "${region}"`);
+  return Object.freeze({
+    endpoint: endpoint.replace(/\/+$/, ''),
+    bucket,
+    region,
+    accessKeyId: env.S3_ACCESS_KEY_ID as string,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY as string,
+    // An S3_ENDPOINT means a store of one's own (MinIO, Ceph, ...), which mostly wants path-style addressing.
+    forcePathStyle: boolean(env, 'S3_FORCE_PATH_STYLE', true),
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = hostName(env);
   // Not 0 (a random port): the token audiences are derived from the port clients use.
@@ -134,5 +183,6 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
     adminToken: adminToken(env),
+    s3: s3(env),
   });
 }

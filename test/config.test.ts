@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 1_048_576,
       shutdownGraceSeconds: 10,
       adminToken: undefined,
+      s3: undefined,
     });
   });
 
@@ -70,6 +71,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 2048,
       shutdownGraceSeconds: 0,
       adminToken: 'an-operator-token-of-some-length',
+      s3: undefined,
     });
     assert.equal(Object.isFrozen(config), true);
   });
@@ -130,6 +132,85 @@ describe('loadConfig', () => {
         );
       });
     }
+  });
+});
+
+describe('the S3 blob store settings', () => {
+  const S3 = {
+    S3_ENDPOINT: 'https://minio.example.com:9000/',
+    S3_BUCKET: 'immogate-media',
+    S3_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+    S3_SECRET_ACCESS_KEY: 'secret/key+example',
+  };
+
+  it('turn S3 on when S3_ENDPOINT and S3_BUCKET are set, with us-east-1 and path-style addressing by default', () => {
+    const config = loadConfig(S3);
+    assert.deepEqual(config.s3, {
+      endpoint: 'https://minio.example.com:9000',
+      bucket: 'immogate-media',
+      region: 'us-east-1',
+      accessKeyId: 'AKIAEXAMPLE',
+      secretAccessKey: 'secret/key+example',
+      forcePathStyle: true,
+    });
+    assert.equal(Object.isFrozen(config.s3), true);
+  });
+
+  it('read S3_REGION and S3_FORCE_PATH_STYLE', () => {
+    const config = loadConfig({ ...S3, S3_ENDPOINT: 'https://s3.eu-central-1.amazonaws.com', S3_REGION: 'eu-central-1', S3_FORCE_PATH_STYLE: 'false' });
+    assert.equal(config.s3?.endpoint, 'https://s3.eu-central-1.amazonaws.com');
+    assert.equal(config.s3?.region, 'eu-central-1');
+    assert.equal(config.s3?.forcePathStyle, false);
+  });
+
+  it('leave S3 off (blobs under DATA_DIR) when no S3 variable is set, or all are empty', () => {
+    assert.equal(loadConfig({}).s3, undefined);
+    assert.equal(loadConfig({ S3_ENDPOINT: '', S3_BUCKET: '', S3_REGION: '', S3_ACCESS_KEY_ID: '', S3_SECRET_ACCESS_KEY: '', S3_FORCE_PATH_STYLE: '' }).s3, undefined);
+  });
+
+  describe('stop start-up when partial or bad, naming the variable', () => {
+    const needs = 'is required when any S3 variable is set (S3 needs S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY)';
+    const without = (name: keyof typeof S3): Record<string, string> => {
+      const env: Record<string, string> = { ...S3 };
+      delete env[name];
+      return env;
+    };
+    const cases: Array<[string, Record<string, string>, string, string]> = [
+      ['S3_BUCKET alone', { S3_BUCKET: 'media' }, 'S3_ENDPOINT', needs],
+      ['S3_REGION alone', { S3_REGION: 'eu-central-1' }, 'S3_ENDPOINT', needs],
+      ['S3_FORCE_PATH_STYLE alone', { S3_FORCE_PATH_STYLE: 'true' }, 'S3_ENDPOINT', needs],
+      ['no S3_ENDPOINT', without('S3_ENDPOINT'), 'S3_ENDPOINT', needs],
+      ['no S3_BUCKET', without('S3_BUCKET'), 'S3_BUCKET', needs],
+      ['no S3_ACCESS_KEY_ID', without('S3_ACCESS_KEY_ID'), 'S3_ACCESS_KEY_ID', needs],
+      ['no S3_SECRET_ACCESS_KEY', without('S3_SECRET_ACCESS_KEY'), 'S3_SECRET_ACCESS_KEY', needs],
+      ['S3_ENDPOINT not a URL', { ...S3, S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT', 'must use http or https, got "minio:"'],
+      ['S3_ENDPOINT not absolute', { ...S3, S3_ENDPOINT: '/minio' }, 'S3_ENDPOINT', 'must be an absolute http(s) URL, got "/minio"'],
+      ['S3_BUCKET with capitals', { ...S3, S3_BUCKET: 'Media' }, 'S3_BUCKET', 'must be a valid bucket name, got "Media"'],
+      ['S3_REGION with spaces', { ...S3, S3_REGION: 'eu central' }, 'S3_REGION', 'must be a region name such as eu-central-1, got "eu central"'],
+      ['S3_FORCE_PATH_STYLE=yes', { ...S3, S3_FORCE_PATH_STYLE: 'yes' }, 'S3_FORCE_PATH_STYLE', 'must be true or false, got "yes"'],
+    ];
+    for (const [title, env, variable, message] of cases) {
+      it(title, () => {
+        assert.throws(
+          () => loadConfig(env),
+          (error: unknown) => {
+            assert.ok(error instanceof ConfigError);
+            assert.equal(error.variable, variable);
+            assert.equal(error.message, `${variable}: ${message}`);
+            return true;
+          },
+        );
+      });
+    }
+  });
+
+  it('stop `immogate start` with the missing variable named', async () => {
+    const result = await cli(['start'], { S3_ENDPOINT: 'http://127.0.0.1:9000' });
+    assert.deepEqual(result, {
+      code: 1,
+      stdout: '',
+      stderr: 'immogate: S3_BUCKET: is required when any S3 variable is set (S3 needs S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY)\n',
+    });
   });
 });
 

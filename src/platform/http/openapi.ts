@@ -30,6 +30,36 @@ const PROBLEM_SCHEMA = {
   },
 };
 
+interface OpenApiDocument {
+  paths?: unknown;
+  components?: { schemas?: Record<string, unknown> };
+}
+
+/**
+ * Shared schemas are registered once for the whole app, so every document would list every
+ * API's; keep the ones this document's paths reach (directly or through other schemas).
+ */
+function pruneSchemas(document: OpenApiDocument): OpenApiDocument {
+  const schemas = document.components?.schemas;
+  if (!schemas) return document;
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node !== null && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        const match = key === '$ref' && typeof value === 'string' ? /^#\/components\/schemas\/([^/]+)/.exec(value) : null;
+        if (match && !reached.has(match[1] as string)) {
+          reached.add(match[1] as string);
+          visit(schemas[match[1] as string]);
+        } else visit(value);
+      }
+    }
+  };
+  visit(document.paths);
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name)));
+  return { ...document, components: { ...document.components, schemas: kept } };
+}
+
 export async function installOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
   for (const api of APIS) {
     const production = rootPath(api, 'production');
@@ -47,9 +77,11 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
         },
       },
       // Shared schemas appear under their $id (CaasClassified), not as def-0.
+      transformObject: (documentObject) => pruneSchemas((documentObject as { openapiObject: OpenApiDocument }).openapiObject) as never,
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
       transform: ({ schema, url, route }) => {
-        const keep = url.startsWith(`${production}/`) && route.config?.public !== true;
+        // Public routes (health) are documented too; openapi.json and upload URLs hide themselves (schema.hide).
+        const keep = url.startsWith(`${production}/`);
         if (!keep) return { schema: { ...schema, hide: true } as never, url };
         const scope = route.config?.scope;
         const base = (schema ?? {}) as Record<string, unknown>;

@@ -1,0 +1,20 @@
+import { APIS } from '../catalogue.js';
+import type { ApiModule } from '../module.js';
+import { mediaSweepJob } from './medias.js';
+import { listingRequestSchema } from './model/schema.js';
+import { retentionJob } from './retention.js';
+import { healthRoutes } from './routes/health.js';
+import { listingRoutes } from './routes/listings.js';
+import { mediaRoutes } from './routes/medias.js';
+
+/** Listing import v1 (German market), served under /import-listings/v1 and /sandbox/import-listings/v1. */
+export const listingsApi: ApiModule = {
+  api: APIS.find((api) => api.id === 'clim')!,
+  schemas: [listingRequestSchema],
+  jobs: [retentionJob, mediaSweepJob],
+  async routes(app, deps) {
+    await listingRoutes(app, deps);
+    await mediaRoutes(app, deps);
+    await healthRoutes(app, deps);
+  },
+};
