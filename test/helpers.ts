@@ -2,6 +2,7 @@
  * What every test file uses: a database of its own (cloned from the run's migrated template),
  * a real immogate listening on loopback, clients and tokens made through the real endpoints.
  */
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
@@ -213,5 +214,20 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
     execFile(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
+  });
+}
+
+/** Asserts a whole RFC 7807 problem: status, content type, traceparent, and every member, `instance` included. */
+export function assertProblem(result: HttpResult, status: number, title: string, detail: string, extra: Record<string, unknown> = {}, type?: string): void {
+  assert.equal(result.status, status, result.text);
+  assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+  assert.match(result.headers.get('traceparent') ?? '', TRACEPARENT);
+  assert.deepEqual(result.body, {
+    type: `/problems/${type ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
+    title,
+    status,
+    detail,
+    instance: result.headers.get('traceparent'),
+    ...extra,
   });
 }

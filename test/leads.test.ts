@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import {
+  assertProblem as problem,
   TRACEPARENT,
   createTestDatabase,
   getToken,
@@ -123,19 +124,6 @@ async function leadOf(requestId: string, bearer = token, root = ROOT): Promise<B
   throw new Error(`no lead with requestId ${requestId}`);
 }
 
-function problem(result: HttpResult, status: number, title: string, detail: string, extra: Record<string, unknown> = {}, type?: string): void {
-  assert.equal(result.status, status, result.text);
-  assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-  assert.match(result.headers.get('traceparent') ?? '', TRACEPARENT);
-  assert.deepEqual(result.body, {
-    type: `/problems/${type ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
-    title,
-    status,
-    detail,
-    instance: result.headers.get('traceparent'),
-    ...extra,
-  });
-}
 
 function invalid(result: HttpResult, errors: { name: string; reason: string }[], errorSource: 'body' | 'requestParameter'): void {
   problem(result, 400, 'Bad request', 'Your request has not been validated', { errors, errorSource });

@@ -31,6 +31,7 @@ import type { ApiModule } from '../src/apis/module.js';
 import { withTenant } from '../src/platform/db/tenant.js';
 import { Problem } from '../src/platform/http/problems.js';
 import {
+  assertProblem as problem,
   createTestDatabase,
   getToken,
   http,
@@ -82,19 +83,6 @@ after(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-function problem(result: HttpResult, status: number, title: string, detail: string, extra: Record<string, unknown> = {}, type?: string): void {
-  assert.equal(result.status, status, result.text);
-  assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-  assert.match(result.headers.get('traceparent') ?? '', TRACEPARENT);
-  assert.deepEqual(result.body, {
-    type: `/problems/${type ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
-    title,
-    status,
-    detail,
-    instance: result.headers.get('traceparent'),
-    ...extra,
-  });
-}
 
 function invalid(result: HttpResult, errors: { name: string; reason: string }[]): void {
   problem(result, 400, 'Bad request', 'Your request has not been validated', { errors, errorSource: 'body' });

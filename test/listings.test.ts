@@ -14,6 +14,7 @@ import addFormats from 'ajv-formats';
 import { listingRequestSchema } from '../src/apis/listings/model/schema.js';
 import { listingResponse } from '../src/apis/listings/routes/listings.js';
 import {
+  assertProblem as problem,
   TRACEPARENT,
   createTestDatabase,
   getToken,
@@ -141,19 +142,6 @@ async function created(body: Body, bearer = token, root = ROOT, warnings: Body[]
   return answer;
 }
 
-function problem(result: HttpResult, status: number, title: string, detail: string, extra: Record<string, unknown> = {}, type?: string): void {
-  assert.equal(result.status, status, result.text);
-  assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-  assert.match(result.headers.get('traceparent') ?? '', TRACEPARENT);
-  assert.deepEqual(result.body, {
-    type: `/problems/${type ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
-    title,
-    status,
-    detail,
-    instance: result.headers.get('traceparent'),
-    ...extra,
-  });
-}
 
 function invalid(result: HttpResult, errors: { name: string; reason: string }[], errorSource: 'body' | 'requestParameter' = 'body'): void {
   problem(result, 400, 'Bad request', 'Your request has not been validated', { errors, errorSource });
