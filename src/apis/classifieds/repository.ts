@@ -40,17 +40,21 @@ export interface MediaOwner {
   classified_id: string;
 }
 
-/** The first of `urls` already registered for another classified of the offerer. */
+/**
+ * The first of `urls` already registered for another classified of the offerer. A plain
+ * `url = ANY(...)` lets the (environment, agency_id, url) index find each URL directly, whatever
+ * the table statistics say (a join on unnest was planned as a scan of the agency's media while
+ * the table grew fast); the body's order is restored here.
+ */
 export async function findMediaOfOthers(client: pg.ClientBase, urls: string[], classifiedId: string): Promise<MediaOwner | undefined> {
   if (urls.length === 0) return undefined;
   const { rows } = await client.query<MediaOwner>(
-    `SELECT m.url, m.media_id, m.classified_id
-       FROM classified_media m JOIN unnest($1::text[]) WITH ORDINALITY AS wanted(url, n) USING (url)
-      WHERE m.classified_id <> $2
-      ORDER BY wanted.n LIMIT 1`,
+    'SELECT url, media_id, classified_id FROM classified_media WHERE url = ANY($1::text[]) AND classified_id <> $2',
     [urls, classifiedId],
   );
-  return rows[0];
+  if (rows.length === 0) return undefined;
+  const owners = new Map(rows.map((row) => [row.url, row]));
+  return urls.map((url) => owners.get(url)).find((owner) => owner !== undefined);
 }
 
 export interface NewRevision {

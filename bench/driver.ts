@@ -1,0 +1,57 @@
+/**
+ * The load generator, forked by run.ts so autocannon never shares an event loop (or a core's
+ * scheduling) with the server it measures. Receives one Load, answers one Measurement, exits.
+ */
+import autocannon from 'autocannon';
+import { classifiedJson } from './body.js';
+
+export interface Load {
+  url: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  /** A fixed body, or 'classified': a fresh ~5 KB classified with a unique offererEstateId per request. */
+  body?: string | { classified: string };
+  connections: number;
+  seconds: number;
+}
+
+export interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Socket errors, timeouts and 4xx/5xx answers (a 304 is a success). */
+  errors: number;
+  total: number;
+}
+
+async function measure(load: Load): Promise<Measurement> {
+  const { body } = load;
+  let counter = 0;
+  const request = typeof body === 'object'
+    ? { setupRequest: (req: object) => ({ ...req, body: classifiedJson(`${body.classified}-${process.pid}-${++counter}`) }) }
+    : { body };
+  const result = await autocannon({
+    url: load.url,
+    connections: load.connections,
+    duration: load.seconds,
+    requests: [{ method: load.method, path: load.path, headers: load.headers, ...request }],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result['4xx'] + result['5xx'],
+    total: result.requests.total,
+  };
+}
+
+process.once('message', (load: Load) => {
+  measure(load).then(
+    (measurement) => process.send!(measurement, () => process.exit(0)),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+});

@@ -1,0 +1,47 @@
+import { USER_AGENT, CONNECTIONS, type Context, type Scenario } from './types.js';
+
+function headers(context: Context): Record<string, string> {
+  return { authorization: `Bearer ${context.token}`, 'user-agent': USER_AGENT, 'content-type': 'application/json' };
+}
+
+export const postClassifieds: Scenario = {
+  name: 'post',
+  about: 'POST /caas/v4/classifieds, ~5 KB classified with six media, unique offererEstateId per request, server only (no worker)',
+  target: '>= 60% of baseline-b, p99 <= 50 ms, peak RSS <= 300 MB',
+  memory: true,
+  async setup(context) {
+    return {
+      load: { url: context.base, method: 'POST', path: '/caas/v4/classifieds', headers: headers(context), body: { classified: 'POST' }, connections: CONNECTIONS },
+    };
+  },
+};
+
+/** Posts one classified to read back; its ETag is "1". */
+async function oneClassified(context: Context): Promise<string> {
+  const { classifiedJson } = await import('../body.js');
+  const response = await fetch(`${context.base}/caas/v4/classifieds`, { method: 'POST', headers: headers(context), body: classifiedJson(`GET-${Date.now()}`) });
+  if (response.status !== 202) throw new Error(`POST for the GET scenario failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { classifiedId: string }).classifiedId;
+}
+
+export const getClassified: Scenario = {
+  name: 'get',
+  about: 'GET /caas/v4/classifieds/{id}: 200 with the full classified and its ETag',
+  target: '>= 60% of baseline-a',
+  async setup(context) {
+    const id = await oneClassified(context);
+    const { 'content-type': _, ...get } = headers(context);
+    return { load: { url: context.base, method: 'GET', path: `/caas/v4/classifieds/${id}`, headers: get, connections: CONNECTIONS } };
+  },
+};
+
+export const getNotModified: Scenario = {
+  name: 'get-304',
+  about: 'GET /caas/v4/classifieds/{id} with If-None-Match of the current ETag: 304',
+  target: '>= 60% of baseline-a',
+  async setup(context) {
+    const id = await oneClassified(context);
+    const { 'content-type': _, ...get } = headers(context);
+    return { load: { url: context.base, method: 'GET', path: `/caas/v4/classifieds/${id}`, headers: { ...get, 'if-none-match': '"1"' }, connections: CONNECTIONS } };
+  },
+};
