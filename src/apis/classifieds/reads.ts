@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import type { Tenant } from '../../platform/db/tenant.js';
 import { withTenant } from '../../platform/db/tenant.js';
-import { badRequest, notFound, type Problem } from '../../platform/http/problems.js';
+import { badRequest, type Problem } from '../../platform/http/problems.js';
+import { classifiedNotFound } from './problems.js';
 import { toStatusItem, type StatusItem, type StatusRow } from './statuses.js';
 
 /**
@@ -52,10 +53,6 @@ function pageOf<R extends { seq: number }, T>(rows: R[], limit: number, kind: Cu
   const items = rows.slice(0, limit);
   const last = items.at(-1);
   return rows.length > limit && last ? { items: items.map(item), nextToken: encodeCursor(kind, last.seq) } : { items: items.map(item) };
-}
-
-function classifiedNotFound(id: string): Problem {
-  return notFound(`No classified ${id}`);
 }
 
 export interface ListQuery {

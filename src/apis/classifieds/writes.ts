@@ -2,8 +2,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Tenant } from '../../platform/db/tenant.js';
 import { withTenant } from '../../platform/db/tenant.js';
-import { Problem, badRequest, notFound } from '../../platform/http/problems.js';
+import { entityTags } from '../../platform/http/etags.js';
+import { Problem, badRequest } from '../../platform/http/problems.js';
 import { enqueue } from '../../platform/jobs/queue.js';
+import { classifiedNotFound } from './problems.js';
 import type { Classified } from './schema/classified.js';
 import * as repository from './repository.js';
 import { recordStatus, type Operation } from './statuses.js';
@@ -63,10 +65,6 @@ function duplicatedMedia(owner: repository.MediaOwner): Problem {
     {},
     'duplicated-media',
   );
-}
-
-function classifiedNotFound(id: string): Problem {
-  return notFound(`No classified ${id}`);
 }
 
 /**
@@ -173,13 +171,6 @@ export async function createClassified(pool: pg.Pool, tenant: Tenant, payload: C
   );
 }
 
-/** The revision an If-Match names, or undefined for `*`; weak tags compare by their value too. */
-function ifMatchRevision(header: string): string[] | undefined {
-  const tags = header.split(',').map((tag) => tag.trim());
-  if (tags.includes('*')) return undefined;
-  return tags.map((tag) => tag.replace(/^W\//, ''));
-}
-
 export async function updateClassified(
   pool: pg.Pool,
   tenant: Tenant,
@@ -197,8 +188,8 @@ export async function updateClassified(
         if (!current || current.delete_requested_at !== null) throw classifiedNotFound(id);
         const etag = `"${current.revision}"`;
         if (ifMatch !== undefined) {
-          const wanted = ifMatchRevision(ifMatch);
-          if (wanted !== undefined && !wanted.includes(etag)) {
+          const wanted = entityTags(ifMatch);
+          if (!wanted.includes('*') && !wanted.includes(etag)) {
             throw new Problem(412, 'Precondition failed', `If-Match ${ifMatch} does not match the current ETag ${etag}`, {}, 'precondition-failed');
           }
         }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { entityTags } from '../../../platform/http/etags.js';
 import type { ApiDependencies } from '../../module.js';
 import { MAX_PAGE_SIZE, listClassifieds, listStatuses, readClassified, type Page } from '../reads.js';
 import { MEDIA_STATUSES, PORTALS, STATUSES } from '../statuses.js';
@@ -46,15 +47,6 @@ function pageSchema(item: object): object {
 // The classified responses are spliced from the stored JSON (see reads.ts): their schemas document
 // the routes, and this serialiser keeps fast-json-stringify from compiling the thousand-field tree.
 const documentedOnly = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
-
-/** Entity tags of If-None-Match, weak ones compared by their value (RFC 9110 section 13.1.2). */
-function entityTags(header: string | undefined): string[] {
-  if (header === undefined) return [];
-  return header
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .filter((tag) => tag !== '');
-}
 
 interface ListQuerystring {
   limit: number;
