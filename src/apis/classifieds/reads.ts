@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import type { Tenant } from '../../platform/db/tenant.js';
 import { withTenant } from '../../platform/db/tenant.js';
-import { badRequest, type Problem } from '../../platform/http/problems.js';
+import { decodeSeqToken, encodeSeqToken } from '../../platform/http/cursors.js';
+import { badRequest } from '../../platform/http/problems.js';
 import { classifiedNotFound } from './problems.js';
 import { toStatusItem, type StatusItem, type StatusRow } from './statuses.js';
 
@@ -20,26 +21,18 @@ import { toStatusItem, type StatusItem, type StatusRow } from './statuses.js';
 
 export const MAX_PAGE_SIZE = 250;
 
-// The cursor is base64url of `<kind>1:<seq>`: the kind keeps a statuses token out of the
-// classifieds list and the digit versions the format. Anything else is a clean 400.
+// Keyset tokens (platform/http/cursors.ts) of kind c (classifieds) or s (statuses): a statuses
+// token is refused by the classifieds list and the other way round. Anything else is a clean 400.
 const CURSOR_KINDS = { classifieds: 'c', statuses: 's' } as const;
 type CursorKind = keyof typeof CURSOR_KINDS;
 
 export function encodeCursor(kind: CursorKind, seq: number): string {
-  return Buffer.from(`${CURSOR_KINDS[kind]}1:${seq}`).toString('base64url');
-}
-
-function invalidToken(): Problem {
-  return badRequest([{ name: 'nextToken', reason: 'is not a nextToken this endpoint returned.' }], 'requestParameter');
+  return encodeSeqToken(CURSOR_KINDS[kind], seq);
 }
 
 export function decodeCursor(kind: CursorKind, token: string): number {
-  const text = Buffer.from(token, 'base64url').toString('latin1');
-  // Node's decoder skips characters outside the alphabet: only a token that re-encodes to itself is ours.
-  if (Buffer.from(text, 'latin1').toString('base64url') !== token) throw invalidToken();
-  const match = /^([a-z])1:([1-9][0-9]{0,15})$/.exec(text);
-  const seq = Number(match?.[2]);
-  if (!match || match[1] !== CURSOR_KINDS[kind] || !Number.isSafeInteger(seq)) throw invalidToken();
+  const seq = decodeSeqToken(CURSOR_KINDS[kind], token);
+  if (seq === undefined) throw badRequest([{ name: 'nextToken', reason: 'is not a nextToken this endpoint returned.' }], 'requestParameter');
   return seq;
 }
 

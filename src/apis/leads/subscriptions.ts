@@ -4,6 +4,7 @@ import type { Environment } from '../catalogue.js';
 import type { Tenant } from '../../platform/db/tenant.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { cancelDeliveries, lastSuccess, recentAttempts, retargetDeliveries, type GoneContext } from '../../platform/delivery/index.js';
+import { decodeToken, encodeToken } from '../../platform/http/cursors.js';
 import { badRequest, notFound, type Problem } from '../../platform/http/problems.js';
 
 /**
@@ -78,7 +79,7 @@ export async function createSubscription(pool: pg.Pool, tenant: Tenant, input: N
 const CURSOR = /^w1\|(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})\|([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 function encodeCursor(row: SubscriptionRow): string {
-  return Buffer.from(`w1|${row.cursor_time}|${row.id}`).toString('base64url');
+  return encodeToken(`w1|${row.cursor_time}|${row.id}`);
 }
 
 /** A real calendar time (no 30 February): PostgreSQL would refuse the cast with a 500. */
@@ -88,10 +89,8 @@ function validTime(text: string): boolean {
 }
 
 function decodeCursor(token: string): [string, string] {
-  const text = Buffer.from(token, 'base64url').toString('latin1');
-  const match = CURSOR.exec(text);
-  // Node's decoder skips characters outside the alphabet: only a token that re-encodes to itself is ours.
-  if (!match || Buffer.from(text, 'latin1').toString('base64url') !== token || !validTime(match[1]!)) {
+  const match = CURSOR.exec(decodeToken(token) ?? '');
+  if (!match || !validTime(match[1]!)) {
     throw badRequest([{ name: 'nextToken', reason: 'is not a nextToken this endpoint returned.' }], 'requestParameter');
   }
   return [match[1]!, match[2]!];

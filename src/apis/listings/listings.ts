@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { withTenant, type Tenant } from '../../platform/db/tenant.js';
+import { decodeSeqToken, encodeSeqToken } from '../../platform/http/cursors.js';
 import { badRequest, notFound, type FieldError, type Problem } from '../../platform/http/problems.js';
 import type { BlobStore } from '../../platform/blobs/index.js';
 import { attachMedia, detachListingMedia } from './medias.js';
@@ -171,19 +172,14 @@ export async function readListing(pool: pg.Pool, tenant: Tenant, externalListing
   };
 }
 
-// The token is base64url of `l1:<seq>` (the digit versions the format); anything else is a clean 400.
+// A keyset token of kind l (platform/http/cursors.ts); anything else is a clean 400.
 function encodePageToken(seq: number): string {
-  return Buffer.from(`l1:${seq}`).toString('base64url');
+  return encodeSeqToken('l', seq);
 }
 
 function decodePageToken(token: string): number {
-  const invalid = badRequest([{ name: 'nextPageToken', reason: 'is not a nextPageToken this endpoint returned.' }], 'requestParameter');
-  const text = Buffer.from(token, 'base64url').toString('latin1');
-  // Node's decoder skips characters outside the alphabet: only a token that re-encodes to itself is ours.
-  if (Buffer.from(text, 'latin1').toString('base64url') !== token) throw invalid;
-  const match = /^l1:([1-9][0-9]{0,15})$/.exec(text);
-  const seq = Number(match?.[1]);
-  if (!match || !Number.isSafeInteger(seq)) throw invalid;
+  const seq = decodeSeqToken('l', token);
+  if (seq === undefined) throw badRequest([{ name: 'nextPageToken', reason: 'is not a nextPageToken this endpoint returned.' }], 'requestParameter');
   return seq;
 }
 
