@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Environment } from '../src/apis/catalogue.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';
-import { withTenant } from '../src/platform/db/tenant.js';
+import { sql } from '../src/platform/db/sql.js';
+import { tenantBatch, withTenant } from '../src/platform/db/tenant.js';
 import { createTestDatabase, type TestDatabase } from './helpers.js';
 
 let database: TestDatabase;
@@ -148,6 +149,44 @@ describe('withTenant', () => {
       code: '42501',
       message: 'permission denied for function immogate_isolate_tenant',
     });
+  });
+});
+
+describe('tenantBatch', () => {
+  it('runs its statements in one tenant transaction and answers one result per statement', async () => {
+    const [count, inserted, read] = await tenantBatch(pool, A, [
+      sql`SELECT count(*)::int AS n FROM notes`,
+      sql`INSERT INTO notes (environment, agency_id, body) VALUES (${'production'}, ${'agency-a'}, ${'a3'}) RETURNING body`,
+      sql`SELECT body FROM notes ORDER BY body`,
+    ]);
+    assert.deepEqual(count!.rows, [{ n: 2 }]);
+    assert.deepEqual(inserted!.rows, [{ body: 'a3' }]);
+    assert.deepEqual(read!.rows, [{ body: 'a1' }, { body: 'a2' }, { body: 'a3' }]);
+    await pool.query("DELETE FROM notes WHERE body = 'a3'");
+  });
+
+  it('refuses rows of another tenant, and a failing statement undoes the ones before it', async () => {
+    const before = await allRows();
+    await assert.rejects(
+      tenantBatch(pool, A, [
+        sql`INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-a', 'kept?')`,
+        sql`INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-b', 'forged')`,
+        sql`INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-a', 'after')`,
+      ]),
+      RLS_REFUSED,
+    );
+    assert.deepEqual(await allRows(), before);
+  });
+
+  it('passes an agency id with quotes and backslashes as data, and leaves the connection as it was', async () => {
+    const [quoted] = await tenantBatch(pool, QUOTED, [sql`SELECT body FROM notes`]);
+    assert.deepEqual(quoted!.rows, [{ body: 'quoted' }]);
+    const [injected] = await tenantBatch(pool, { environment: 'production', agencyId: "x'; RESET ROLE; --" }, [sql`SELECT body FROM notes`]);
+    assert.deepEqual(injected!.rows, []);
+    const { rows } = await pool.query(
+      "SELECT current_user = session_user AS own_role, coalesce(current_setting('immogate.agency_id', true), '') AS agency, count(*)::int AS visible FROM notes",
+    );
+    assert.deepEqual(rows, [{ own_role: true, agency: '', visible: 6 }]);
   });
 });
 

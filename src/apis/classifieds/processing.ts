@@ -4,7 +4,8 @@ import type { JobContext, JobDefinition } from '../../platform/jobs/registry.js'
 import { processMedia } from './media.js';
 import { applyRules, describeViolations, type Violation } from './rules.js';
 import type { Classified } from './schema/classified.js';
-import { OUTCOMES, recordStatus, type NewStatus, type Operation } from './statuses.js';
+import type { Environment } from '../catalogue.js';
+import { notifyRecorded, OUTCOMES, recordStatus, type NewStatus, type Operation } from './statuses.js';
 import { PROCESS_TASK } from './writes.js';
 
 /**
@@ -127,9 +128,12 @@ export async function processRevision(classifiedId: string, revisionNumber: numb
   const statusOf = statusFactory(revision);
   const words = OUTCOMES[revision.operation];
   const portals = revision.operation === 'DELETE' ? (revision.current_portals ?? []) : (revision.payload?.portals ?? []);
-  await inTransaction(pool, (client) =>
-    recordStatus(client, statusOf({ status: words.step, message: `Revision ${revision.revision} is being checked`, portals })),
-  );
+  await inTransaction(pool, async (client) => {
+    const step = await recordStatus(client, statusOf({ status: words.step, message: `Revision ${revision.revision} is being checked`, portals }));
+    // The write recorded RECEIVED without its webhooks (see notifyRecorded); on a re-run the step
+    // is met again and they are not scheduled twice.
+    if (step) await notifyRecorded(client, revision.classified_id, revision.revision, 'RECEIVED', revision.environment as Environment);
+  });
   if (revision.operation === 'DELETE') await processDelete(pool, revision, statusOf);
   else await processWrite(pool, revision, statusOf, context);
 }

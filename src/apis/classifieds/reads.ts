@@ -1,13 +1,14 @@
 import type pg from 'pg';
 import type { Tenant } from '../../platform/db/tenant.js';
-import { withTenant } from '../../platform/db/tenant.js';
+import { and, sql } from '../../platform/db/sql.js';
+import { tenantBatch } from '../../platform/db/tenant.js';
 import { decodeSeqToken, encodeSeqToken } from '../../platform/http/cursors.js';
 import { badRequest } from '../../platform/http/problems.js';
 import { classifiedNotFound } from './problems.js';
 import { toStatusItem, type StatusItem, type StatusRow } from './statuses.js';
 
 /**
- * The read side of the classifieds API. Every query runs inside withTenant, so row-level security
+ * The read side of the classifieds API. Every query runs inside tenantBatch, so row-level security
  * confines it to the caller's environment and offerer: another offerer's classified, or one of
  * the other environment, is simply not there (404, the same as an unknown id).
  *
@@ -61,20 +62,15 @@ export interface ListQuery {
  */
 export async function listClassifieds(pool: pg.Pool, tenant: Tenant, query: ListQuery): Promise<Page<string>> {
   const before = query.nextToken === undefined ? undefined : decodeCursor('classifieds', query.nextToken);
-  const params: unknown[] = [query.limit + 1];
-  const conditions = ['deleted_at IS NULL'];
-  if (before !== undefined) conditions.push(`seq < $${params.push(before)}`);
-  if (query.offererEstateId !== undefined) conditions.push(`offerer_estate_id = $${params.push(query.offererEstateId)}`);
-  const rows = await withTenant(pool, tenant, async (client) => {
-    const result = await client.query<{ seq: number; item: string }>(
-      `SELECT seq, (payload || jsonb_build_object('classifiedId', id))::text AS item
-         FROM classifieds WHERE ${conditions.join(' AND ')}
-        ORDER BY seq DESC LIMIT $1`,
-      params,
-    );
-    return result.rows;
-  });
-  return pageOf(rows, query.limit, 'classifieds', (row) => row.item);
+  const conditions = [sql`deleted_at IS NULL`];
+  if (before !== undefined) conditions.push(sql`seq < ${before}`);
+  if (query.offererEstateId !== undefined) conditions.push(sql`offerer_estate_id = ${query.offererEstateId}`);
+  const [result] = await tenantBatch(pool, tenant, [
+    sql`SELECT seq, (payload || jsonb_build_object('classifiedId', id))::text AS item
+          FROM classifieds WHERE ${and(conditions)}
+         ORDER BY seq DESC LIMIT ${query.limit + 1}`,
+  ]);
+  return pageOf(result!.rows as { seq: number; item: string }[], query.limit, 'classifieds', (row) => row.item);
 }
 
 export type ReadOne = { notModified: true; revision: number } | { notModified: false; revision: number; item: string };
@@ -85,16 +81,13 @@ export type ReadOne = { notModified: true; revision: number } | { notModified: f
  * costs no payload transfer from the database.
  */
 export async function readClassified(pool: pg.Pool, tenant: Tenant, id: string, ifNoneMatch: string[]): Promise<ReadOne> {
-  const row = await withTenant(pool, tenant, async (client) => {
-    const result = await client.query<{ revision: number; item: string | null }>(
-      `SELECT revision,
-              CASE WHEN '"' || revision || '"' = ANY($2::text[]) OR '*' = ANY($2::text[]) THEN NULL
-                   ELSE (payload || jsonb_build_object('classifiedId', id))::text END AS item
-         FROM classifieds WHERE id = $1 AND deleted_at IS NULL`,
-      [id, ifNoneMatch],
-    );
-    return result.rows[0];
-  });
+  const [result] = await tenantBatch(pool, tenant, [
+    sql`SELECT revision,
+               CASE WHEN '"' || revision || '"' = ANY(${ifNoneMatch}::text[]) OR '*' = ANY(${ifNoneMatch}::text[]) THEN NULL
+                    ELSE (payload || jsonb_build_object('classifiedId', id))::text END AS item
+          FROM classifieds WHERE id = ${id}::uuid AND deleted_at IS NULL`,
+  ]);
+  const row = result!.rows[0] as { revision: number; item: string | null } | undefined;
   if (!row) throw classifiedNotFound(id);
   return row.item === null ? { notModified: true, revision: row.revision } : { notModified: false, revision: row.revision, item: row.item };
 }
@@ -120,26 +113,19 @@ export interface StatusQuery {
  */
 export async function listStatuses(pool: pg.Pool, tenant: Tenant, id: string, query: StatusQuery): Promise<Page<StatusItem>> {
   const before = query.nextToken === undefined ? undefined : decodeCursor('statuses', query.nextToken);
-  const params: unknown[] = [id, query.limit + 1];
-  const conditions = ['s.classified_id = $1'];
-  if (before !== undefined) conditions.push(`s.seq < $${params.push(before)}`);
-  if (query.statuses !== undefined) conditions.push(`s.status = ANY($${params.push(query.statuses)}::text[])`);
-  if (query.portals !== undefined) conditions.push(`s.portals && $${params.push(query.portals)}::text[]`);
-  if (query.latest) conditions.push('s.revision = (SELECT c.revision FROM classifieds c WHERE c.id = $1)');
-  const rows = await withTenant(pool, tenant, async (client) => {
-    const result = await client.query<StatusRow>(
-      `SELECT s.*, r.received_at
-         FROM classified_statuses s JOIN classified_revisions r ON r.classified_id = s.classified_id AND r.revision = s.revision
-        WHERE ${conditions.join(' AND ')}
-        ORDER BY s.seq DESC LIMIT $2`,
-      params,
-    );
-    // No rows: an unknown classified (404) or only filters that matched nothing (an empty page).
-    if (result.rows.length === 0) {
-      const known = await client.query('SELECT 1 FROM classifieds WHERE id = $1', [id]);
-      if (known.rowCount === 0) throw classifiedNotFound(id);
-    }
-    return result.rows;
-  });
-  return pageOf(rows, query.limit, 'statuses', toStatusItem);
+  const conditions = [sql`s.classified_id = ${id}::uuid`];
+  if (before !== undefined) conditions.push(sql`s.seq < ${before}`);
+  if (query.statuses !== undefined) conditions.push(sql`s.status = ANY(${query.statuses}::text[])`);
+  if (query.portals !== undefined) conditions.push(sql`s.portals && ${query.portals}::text[]`);
+  if (query.latest) conditions.push(sql`s.revision = (SELECT c.revision FROM classifieds c WHERE c.id = ${id}::uuid)`);
+  const [page, known] = await tenantBatch(pool, tenant, [
+    sql`SELECT s.*, r.received_at
+          FROM classified_statuses s JOIN classified_revisions r ON r.classified_id = s.classified_id AND r.revision = s.revision
+         WHERE ${and(conditions)}
+         ORDER BY s.seq DESC LIMIT ${query.limit + 1}`,
+    // An empty page is an unknown classified (404) or filters that matched nothing.
+    sql`SELECT 1 FROM classifieds WHERE id = ${id}::uuid`,
+  ]);
+  if (known!.rowCount === 0) throw classifiedNotFound(id);
+  return pageOf(page!.rows as StatusRow[], query.limit, 'statuses', toStatusItem);
 }

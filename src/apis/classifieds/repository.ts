@@ -1,9 +1,11 @@
 import type pg from 'pg';
+import { jsonb, sql, Sql } from '../../platform/db/sql.js';
 
 /**
- * The classifieds tables. Every function runs on a client inside withTenant, so row-level
- * security already confines each query to the caller's environment and agency; the WHERE
- * clauses below only name the row wanted.
+ * The classifieds tables. Every query runs inside withTenant or tenantBatch, so row-level
+ * security already confines it to the caller's environment and agency; the WHERE clauses below
+ * only name the row wanted. The writes are statements (Sql) so that a write can send all of them
+ * in one round trip.
  */
 
 export interface ClassifiedRow {
@@ -42,7 +44,7 @@ export interface MediaOwner {
 
 /**
  * The first of `urls` already registered for another classified of the offerer. A plain
- * `url = ANY(...)` lets the (environment, agency_id, url) index find each URL directly, whatever
+ * `url = ANY(...)` lets the (url, environment, agency_id) index find each URL directly, whatever
  * the table statistics say (a join on unnest was planned as a scan of the agency's media while
  * the table grew fast); the body's order is restored here.
  */
@@ -67,42 +69,37 @@ export interface NewRevision {
   unchanged?: boolean;
 }
 
-export async function insertClassified(
-  client: pg.ClientBase,
-  row: { id: string; environment: string; agencyId: string; offererEstateId: string; payload: Record<string, unknown>; payloadHash: string },
-): Promise<void> {
-  await client.query(
-    `INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload, payload_hash)
-     VALUES ($1, $2, $3, $4, 1, $5, $6)`,
-    [row.id, row.environment, row.agencyId, row.offererEstateId, row.payload, row.payloadHash],
-  );
+export function insertClassified(row: {
+  id: string;
+  environment: string;
+  agencyId: string;
+  offererEstateId: string;
+  payload: Record<string, unknown>;
+  payloadHash: string;
+}): Sql {
+  return sql`INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload, payload_hash)
+     VALUES (${row.id}, ${row.environment}, ${row.agencyId}, ${row.offererEstateId}, 1, ${jsonb(row.payload)}, ${row.payloadHash})`;
 }
 
-export async function updateClassified(
-  client: pg.ClientBase,
-  row: { id: string; revision: number; offererEstateId: string; payload: Record<string, unknown>; payloadHash: string },
-): Promise<void> {
-  await client.query(
-    `UPDATE classifieds SET revision = $2, offerer_estate_id = $3, payload = $4, payload_hash = $5, updated_at = now()
-      WHERE id = $1`,
-    [row.id, row.revision, row.offererEstateId, row.payload, row.payloadHash],
-  );
+export function updateClassified(row: { id: string; revision: number; offererEstateId: string; payload: Record<string, unknown>; payloadHash: string }): Sql {
+  return sql`UPDATE classifieds SET revision = ${row.revision}, offerer_estate_id = ${row.offererEstateId}, payload = ${jsonb(row.payload)},
+                    payload_hash = ${row.payloadHash}, updated_at = now()
+      WHERE id = ${row.id}`;
 }
 
-export async function markDeleteRequested(client: pg.ClientBase, id: string, revision: number): Promise<void> {
-  await client.query('UPDATE classifieds SET revision = $2, delete_requested_at = now(), updated_at = now() WHERE id = $1', [id, revision]);
+export function markDeleteRequested(id: string, revision: number): Sql {
+  return sql`UPDATE classifieds SET revision = ${revision}, delete_requested_at = now(), updated_at = now() WHERE id = ${id}`;
 }
 
-export async function bumpRevision(client: pg.ClientBase, id: string, revision: number): Promise<void> {
-  await client.query('UPDATE classifieds SET revision = $2, updated_at = now() WHERE id = $1', [id, revision]);
+export function bumpRevision(id: string, revision: number): Sql {
+  return sql`UPDATE classifieds SET revision = ${revision}, updated_at = now() WHERE id = ${id}`;
 }
 
-export async function insertRevision(client: pg.ClientBase, revision: NewRevision): Promise<void> {
-  await client.query(
-    `INSERT INTO classified_revisions (classified_id, revision, environment, agency_id, operation, payload, unchanged, processed_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 THEN now() END)`,
-    [revision.id, revision.revision, revision.environment, revision.agencyId, revision.operation, revision.payload, revision.unchanged ?? false],
-  );
+export function insertRevision(revision: NewRevision): Sql {
+  const unchanged = revision.unchanged ?? false;
+  return sql`INSERT INTO classified_revisions (classified_id, revision, environment, agency_id, operation, payload, unchanged, processed_at)
+     VALUES (${revision.id}, ${revision.revision}, ${revision.environment}, ${revision.agencyId}, ${revision.operation},
+             ${revision.payload === null ? null : jsonb(revision.payload)}, ${unchanged}, ${unchanged ? new Sql('now()') : null})`;
 }
 
 /**
@@ -110,17 +107,9 @@ export async function insertRevision(client: pg.ClientBase, revision: NewRevisio
  * away are dropped (their download outcome with them), new ones are added with a new mediaId,
  * and URLs that stay keep their mediaId and outcome, so they are not fetched again.
  */
-export async function replaceMediaUrls(
-  client: pg.ClientBase,
-  classified: { id: string; environment: string; agencyId: string },
-  urls: string[],
-): Promise<void> {
-  await client.query('DELETE FROM classified_media WHERE classified_id = $1 AND NOT (url = ANY($2::text[]))', [classified.id, urls]);
-  if (urls.length === 0) return;
-  await client.query(
-    `INSERT INTO classified_media (classified_id, url, environment, agency_id, media_id)
-     SELECT $1, url, $3, $4, gen_random_uuid() FROM unnest($2::text[]) AS url
-     ON CONFLICT (classified_id, url) DO NOTHING`,
-    [classified.id, urls, classified.environment, classified.agencyId],
-  );
+export function replaceMediaUrls(classified: { id: string; environment: string; agencyId: string }, urls: string[]): Sql {
+  return sql`WITH gone AS (DELETE FROM classified_media WHERE classified_id = ${classified.id} AND NOT (url = ANY(${urls}::text[])))
+     INSERT INTO classified_media (classified_id, url, environment, agency_id, media_id)
+     SELECT ${classified.id}, url, ${classified.environment}, ${classified.agencyId}, gen_random_uuid() FROM unnest(${urls}::text[]) AS url
+     ON CONFLICT (classified_id, url) DO NOTHING`;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
+import { jsonb, sql, type Sql } from '../../platform/db/sql.js';
 import { notifySubscribers, type Subscriber } from './webhooks.js';
 
 /** The status values of contract-notes, and the spec's lifecycle stage each belongs to. */
@@ -60,45 +61,53 @@ export interface NewStatus {
 }
 
 /**
- * Records a status once, and schedules its delivery to the offerer's status webhooks in the same
- * transaction. A job that runs again after a crash meets the (classified, revision, status) key:
- * nothing is added and nothing sent twice. One round trip finds the subscribers too.
+ * The INSERT of a status, recorded once: a job that runs again after a crash meets the
+ * (classified, revision, status) key and adds nothing. It returns the row as status items show it.
  */
-export async function recordStatus(client: pg.ClientBase, status: NewStatus): Promise<StatusItem | undefined> {
-  const { rows } = await client.query<StatusRow & { subscribers: Subscriber[] }>(
-    `WITH inserted AS (
-       INSERT INTO classified_statuses
-         (status_id, classified_id, environment, agency_id, revision, status, sub_status, sub_status_details,
-          message, stage, portals, media_statuses)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-       ON CONFLICT (classified_id, revision, status) DO NOTHING
-       RETURNING *)
-     SELECT i.*, r.received_at,
+export function insertStatus(status: NewStatus): Sql {
+  return sql`INSERT INTO classified_statuses
+       (status_id, classified_id, environment, agency_id, revision, status, sub_status, sub_status_details,
+        message, stage, portals, media_statuses)
+     VALUES (${randomUUID()}, ${status.classifiedId}, ${status.environment}, ${status.agencyId}, ${status.revision},
+             ${status.status}, ${status.subStatus ?? null}, ${status.subStatusDetails ?? null}, ${status.message},
+             ${stageOf(status.status)}, ${status.portals}::text[], ${status.mediaStatuses === undefined ? null : jsonb(status.mediaStatuses)})
+     ON CONFLICT (classified_id, revision, status) DO NOTHING
+     RETURNING *`;
+}
+
+/** The subscribers of the status's offerer, found in the same round trip as the status itself. */
+const WITH_SUBSCRIBERS = `SELECT i.*, r.received_at,
             coalesce((SELECT json_agg(json_build_object('subscriptionId', w.subscription_id, 'url', w.url,
                                                         'statuses', w.statuses, 'secret', w.secret))
                         FROM caas_webhook_subscriptions w
                        WHERE w.environment = i.environment AND w.agency_id = i.agency_id), '[]') AS subscribers
-       FROM inserted i JOIN classified_revisions r ON r.classified_id = i.classified_id AND r.revision = i.revision`,
-    [
-      randomUUID(),
-      status.classifiedId,
-      status.environment,
-      status.agencyId,
-      status.revision,
-      status.status,
-      status.subStatus ?? null,
-      status.subStatusDetails ?? null,
-      status.message,
-      stageOf(status.status),
-      status.portals,
-      status.mediaStatuses === undefined ? null : JSON.stringify(status.mediaStatuses),
-    ],
-  );
+       FROM inserted i JOIN classified_revisions r ON r.classified_id = i.classified_id AND r.revision = i.revision`;
+
+/**
+ * Records a status once and schedules its delivery to the offerer's status webhooks in the same
+ * transaction; nothing is sent twice for a status met again.
+ */
+export async function recordStatus(client: pg.ClientBase, status: NewStatus): Promise<StatusItem | undefined> {
+  const { rows } = await client.query<StatusRow & { subscribers: Subscriber[] }>(`WITH inserted AS (${insertStatus(status).text}) ${WITH_SUBSCRIBERS}`);
   const row = rows[0];
   if (!row) return undefined;
   const item = toStatusItem(row);
   await notifySubscribers(client, item, status.environment as Environment, row.subscribers);
   return item;
+}
+
+/**
+ * Schedules the webhooks of a status recorded earlier without them. The RECEIVED status of a
+ * write is inserted with the write, in its single round trip; its deliveries are scheduled by the
+ * write's processing job, once, in the transaction that records the processing step.
+ */
+export async function notifyRecorded(client: pg.ClientBase, classifiedId: string, revision: number, status: Status, environment: Environment): Promise<void> {
+  const { rows } = await client.query<StatusRow & { subscribers: Subscriber[] }>(
+    `WITH inserted AS (SELECT * FROM classified_statuses WHERE classified_id = $1 AND revision = $2 AND status = $3) ${WITH_SUBSCRIBERS}`,
+    [classifiedId, revision, status],
+  );
+  const row = rows[0];
+  if (row) await notifySubscribers(client, toStatusItem(row), environment, row.subscribers);
 }
 
 /** The status item as GET .../statuses and the status webhook show it. */

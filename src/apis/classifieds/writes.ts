@@ -1,14 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Tenant } from '../../platform/db/tenant.js';
-import { withTenant } from '../../platform/db/tenant.js';
+import { script, type Sql } from '../../platform/db/sql.js';
+import { tenantBatch, withTenant } from '../../platform/db/tenant.js';
 import { entityTags } from '../../platform/http/etags.js';
 import { Problem, badRequest } from '../../platform/http/problems.js';
-import { enqueue } from '../../platform/jobs/queue.js';
+import { addJob } from '../../platform/jobs/queue.js';
 import { classifiedNotFound } from './problems.js';
 import type { Classified } from './schema/classified.js';
 import * as repository from './repository.js';
-import { recordStatus, type Operation } from './statuses.js';
+import { insertStatus, recordStatus, type NewStatus, type Operation } from './statuses.js';
 
 /**
  * The write path: each POST, PUT and DELETE is one transaction that stores the new revision,
@@ -97,7 +98,10 @@ export function checkBody(payload: Classified): void {
   }
 }
 
-/** Turns a unique-index race (two writes at once) into the problem the check before it would have given. */
+/**
+ * Turns a unique-index violation into the problem naming what the write collided with: for a
+ * create that is how duplicates are found, for an update it covers a race with another write.
+ */
 async function onUniqueViolation<T>(fn: () => Promise<T>, explain: (constraint: string) => Promise<Problem | undefined>): Promise<T> {
   try {
     return await fn();
@@ -111,7 +115,7 @@ async function onUniqueViolation<T>(fn: () => Promise<T>, explain: (constraint: 
   }
 }
 
-async function raceProblem(pool: pg.Pool, tenant: Tenant, constraint: string, payload: Classified, selfId: string): Promise<Problem | undefined> {
+async function duplicateProblem(pool: pg.Pool, tenant: Tenant, constraint: string, payload: Classified, selfId: string): Promise<Problem | undefined> {
   return withTenant(pool, tenant, async (client) => {
     if (constraint === 'classifieds_offerer_estate_id') {
       const offererEstateId = payload.data.metaData.source.offererEstateId;
@@ -126,12 +130,9 @@ async function raceProblem(pool: pg.Pool, tenant: Tenant, constraint: string, pa
   });
 }
 
-async function received(
-  client: pg.ClientBase,
-  tenant: Tenant,
-  ack: { id: string; revision: number; operation: Operation; portals: readonly string[] },
-): Promise<void> {
-  await recordStatus(client, {
+/** The RECEIVED status of an acknowledged write; its webhooks are scheduled by the processing job. */
+function received(tenant: Tenant, ack: { id: string; revision: number; operation: Operation; portals: readonly string[] }): NewStatus {
+  return {
     classifiedId: ack.id,
     environment: tenant.environment,
     agencyId: tenant.agencyId,
@@ -140,35 +141,36 @@ async function received(
     subStatus: `RECEIVED_${ack.operation}`,
     message: `The ${ack.operation} of revision ${ack.revision} was received and is queued for processing`,
     portals: ack.portals,
-  });
+  };
 }
 
-async function enqueueProcessing(client: pg.ClientBase, id: string, revision: number): Promise<void> {
-  await enqueue(client, { task: PROCESS_TASK, payload: { classifiedId: id, revision }, queue: queueOf(id) });
+function processing(id: string, revision: number): Sql {
+  return addJob({ task: PROCESS_TASK, payload: { classifiedId: id, revision }, queue: queueOf(id) });
 }
 
+/**
+ * A create is one round trip: every statement of its transaction goes in one message. Duplicates
+ * (offererEstateId, media URLs) are not looked up first, here or in an update: the unique indexes
+ * refuse them and onUniqueViolation names the owner.
+ */
 export async function createClassified(pool: pg.Pool, tenant: Tenant, payload: Classified): Promise<Acknowledgement> {
   checkBody(payload);
   const id = randomUUID();
   const offererEstateId = payload.data.metaData.source.offererEstateId;
   const urls = mediaUrls(payload);
-  return onUniqueViolation(
+  const row = { id, environment: tenant.environment, agencyId: tenant.agencyId };
+  await onUniqueViolation(
     () =>
-      withTenant(pool, tenant, async (client) => {
-        const existing = await repository.findByOffererEstateId(client, offererEstateId);
-        if (existing) throw duplicatedClassified(offererEstateId, existing);
-        const owner = await repository.findMediaOfOthers(client, urls, id);
-        if (owner) throw duplicatedMedia(owner);
-        const row = { id, environment: tenant.environment, agencyId: tenant.agencyId };
-        await repository.insertClassified(client, { ...row, offererEstateId, payload: payload as never, payloadHash: hashOf(payload) });
-        await repository.insertRevision(client, { ...row, revision: 1, operation: 'POST', payload: payload as never });
-        await repository.replaceMediaUrls(client, row, urls);
-        await received(client, tenant, { id, revision: 1, operation: 'POST', portals: payload.portals });
-        await enqueueProcessing(client, id, 1);
-        return { classifiedId: id, revision: 1 };
-      }),
-    (constraint) => raceProblem(pool, tenant, constraint, payload, id),
+      tenantBatch(pool, tenant, [
+        repository.insertClassified({ ...row, offererEstateId, payload: payload as never, payloadHash: hashOf(payload) }),
+        repository.insertRevision({ ...row, revision: 1, operation: 'POST', payload: payload as never }),
+        repository.replaceMediaUrls(row, urls),
+        insertStatus(received(tenant, { id, revision: 1, operation: 'POST', portals: payload.portals })),
+        processing(id, 1),
+      ]),
+    (constraint) => duplicateProblem(pool, tenant, constraint, payload, id),
   );
+  return { classifiedId: id, revision: 1 };
 }
 
 export async function updateClassified(
@@ -198,9 +200,9 @@ export async function updateClassified(
         const payloadHash = hashOf(payload);
         if (payloadHash === current.payload_hash) {
           // Nothing to process: the write is acknowledged and recorded as an unchanged update.
-          await repository.bumpRevision(client, id, revision);
-          await repository.insertRevision(client, { ...row, revision, operation: 'PUT', payload: null, unchanged: true });
-          await received(client, tenant, { id, revision, operation: 'PUT', portals: payload.portals });
+          await client.query(script([repository.bumpRevision(id, revision), repository.insertRevision({ ...row, revision, operation: 'PUT', payload: null, unchanged: true })]));
+          // No job will run for it: both statuses are recorded, and their webhooks scheduled, here.
+          await recordStatus(client, received(tenant, { id, revision, operation: 'PUT', portals: payload.portals }));
           await recordStatus(client, {
             ...row,
             classifiedId: id,
@@ -211,20 +213,18 @@ export async function updateClassified(
           });
           return { classifiedId: id, revision };
         }
-        if (offererEstateId !== current.offerer_estate_id) {
-          const existing = await repository.findByOffererEstateId(client, offererEstateId);
-          if (existing && existing !== id) throw duplicatedClassified(offererEstateId, existing);
-        }
-        const owner = await repository.findMediaOfOthers(client, urls, id);
-        if (owner) throw duplicatedMedia(owner);
-        await repository.updateClassified(client, { id, revision, offererEstateId, payload: payload as never, payloadHash });
-        await repository.insertRevision(client, { ...row, revision, operation: 'PUT', payload: payload as never });
-        await repository.replaceMediaUrls(client, row, urls);
-        await received(client, tenant, { id, revision, operation: 'PUT', portals: payload.portals });
-        await enqueueProcessing(client, id, revision);
+        await client.query(
+          script([
+            repository.updateClassified({ id, revision, offererEstateId, payload: payload as never, payloadHash }),
+            repository.insertRevision({ ...row, revision, operation: 'PUT', payload: payload as never }),
+            repository.replaceMediaUrls(row, urls),
+            insertStatus(received(tenant, { id, revision, operation: 'PUT', portals: payload.portals })),
+            processing(id, revision),
+          ]),
+        );
         return { classifiedId: id, revision };
       }),
-    (constraint) => raceProblem(pool, tenant, constraint, payload, id),
+    (constraint) => duplicateProblem(pool, tenant, constraint, payload, id),
   );
 }
 
@@ -236,10 +236,14 @@ export async function deleteClassified(pool: pg.Pool, tenant: Tenant, id: string
     if (current.delete_requested_at !== null) return { classifiedId: id, revision: current.revision };
     const revision = current.revision + 1;
     const portals = ((current.payload as { portals?: string[] }).portals ?? []) as string[];
-    await repository.markDeleteRequested(client, id, revision);
-    await repository.insertRevision(client, { id, environment: tenant.environment, agencyId: tenant.agencyId, revision, operation: 'DELETE', payload: null });
-    await received(client, tenant, { id, revision, operation: 'DELETE', portals });
-    await enqueueProcessing(client, id, revision);
+    await client.query(
+      script([
+        repository.markDeleteRequested(id, revision),
+        repository.insertRevision({ id, environment: tenant.environment, agencyId: tenant.agencyId, revision, operation: 'DELETE', payload: null }),
+        insertStatus(received(tenant, { id, revision, operation: 'DELETE', portals })),
+        processing(id, revision),
+      ]),
+    );
     return { classifiedId: id, revision };
   });
 }
