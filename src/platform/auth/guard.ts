@@ -5,7 +5,7 @@ import type { Tenant } from '../db/tenant.js';
 import { badRequest, forbidden, insufficientScope, unauthorized } from '../http/problems.js';
 import type { KeyStore } from './keys.js';
 import { grantsAny, parseScopes } from './scopes.js';
-import { TokenRejected, verifyToken } from './tokens.js';
+import { TokenRejected, verifyTokenCached } from './tokens.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -91,7 +91,7 @@ export function installGuard(app: FastifyInstance, api: ApiDescriptor, environme
     }
     let claims;
     try {
-      claims = await verifyToken(options.keys, bearer(request), options.publicUrl, audience);
+      claims = await verifyTokenCached(options.keys, bearer(request), options.publicUrl, audience);
     } catch (error) {
       if (error instanceof TokenRejected) throw unauthorized(`The access token is not valid: ${error.message}`, 'invalid_token');
       throw error;

@@ -41,6 +41,33 @@ export async function issueToken(keys: KeyStore, request: IssueRequest): Promise
 
 export class TokenRejected extends Error {}
 
+/** Per key store, the tokens whose signature was verified, with their claims: bounded, oldest out first. */
+const VERIFIED_MAX = 10_000;
+const verifiedBy = new WeakMap<KeyStore, Map<string, TokenClaims>>();
+
+/**
+ * verifyToken with a memory of tokens verified before: a CRM sends the same token with every
+ * request for a day, and checking its ECDSA signature again each time was about 8% of a classified
+ * POST's CPU. A remembered token is the same string for the same issuer and audience, so only its
+ * expiry can have changed; that is checked on every use. Signing keys are never withdrawn (see
+ * keys.ts), so a signature once valid stays valid.
+ */
+export async function verifyTokenCached(keys: KeyStore, token: string, issuer: string, audience: string): Promise<TokenClaims> {
+  let verified = verifiedBy.get(keys);
+  if (!verified) verifiedBy.set(keys, (verified = new Map()));
+  const key = `${issuer}\n${audience}\n${token}`;
+  const claims = verified.get(key);
+  if (claims) {
+    if (claims.exp > Date.now() / 1000) return claims;
+    verified.delete(key);
+    throw new TokenRejected('the token has expired');
+  }
+  const fresh = await verifyToken(keys, token, issuer, audience);
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
+  verified.set(key, fresh);
+  return fresh;
+}
+
 /**
  * Verifies signature (algorithm pinned: a token claiming `none` or HS256 is refused before any
  * key is used), issuer, audience and expiry, and that the claims we rely on are present.
