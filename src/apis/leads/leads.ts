@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { withTenant, type Tenant } from '../../platform/db/tenant.js';
+import { jsonb, sql } from '../../platform/db/sql.js';
+import { tenantBatch, withTenant, type Tenant } from '../../platform/db/tenant.js';
 import { badRequest, notFound } from '../../platform/http/problems.js';
 import { toLead, type Lead, type LeadRow, type PhoneNumber } from './model.js';
 import { notifyNewLead } from './notifications.js';
@@ -36,35 +37,39 @@ export interface CreateLeadRequest {
   submittedDate: string;
 }
 
+/**
+ * One round trip: the lock, the lead and its notifications travel as one message, so the
+ * per-agency lock is held only while the database runs them, not across client round trips (at
+ * 200 leads a second for one agency, nine round trips under the lock made the leads queue up).
+ */
 export async function createLead(pool: pg.Pool, tenant: Tenant, body: CreateLeadRequest): Promise<{ requestId: string }> {
-  return withTenant(pool, tenant, async (client) => {
-    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('leads:' || $1 || ':' || $2, 0))`, [tenant.environment, tenant.agencyId]);
-    const { rows } = await client.query<LeadRow>(
-      `INSERT INTO leads (id, environment, agency_id, request_id, classified_id, submitted_at, email, first_name, last_name,
-                          gender, language, phone_numbers, message, ingested_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13,
-               greatest(clock_timestamp(), (SELECT max(ingested_at) FROM leads WHERE environment = $2 AND agency_id = $3)))
-       RETURNING *`,
-      [
-        randomUUID(),
-        tenant.environment,
-        tenant.agencyId,
-        randomUUID(),
-        body.classifiedId,
-        body.submittedDate,
-        body.email,
-        body.firstName ?? null,
-        body.lastName,
-        body.gender ?? null,
-        body.language ?? DEFAULT_LANGUAGE,
-        JSON.stringify(body.phoneNumbers),
-        body.message,
-      ],
-    );
-    const row = rows[0]!;
-    await notifyNewLead(client, toLead(row), tenant.environment);
-    return { requestId: row.request_id };
-  });
+  const row: Omit<LeadRow, 'seq' | 'ingested_at'> = {
+    id: randomUUID(),
+    agency_id: tenant.agencyId,
+    request_id: randomUUID(),
+    category: 'CLASSIFIED',
+    classified_id: body.classifiedId,
+    submitted_at: new Date(body.submittedDate),
+    email: body.email,
+    first_name: body.firstName ?? null,
+    last_name: body.lastName,
+    gender: body.gender ?? null,
+    language: body.language ?? DEFAULT_LANGUAGE,
+    phone_numbers: body.phoneNumbers,
+    message: body.message,
+    erased_at: null,
+  };
+  await tenantBatch(pool, tenant, [
+    sql`SELECT pg_advisory_xact_lock(hashtextextended(${`leads:${tenant.environment}:${tenant.agencyId}`}, 0))`,
+    sql`INSERT INTO leads (id, environment, agency_id, request_id, category, classified_id, submitted_at, email, first_name, last_name,
+                           gender, language, phone_numbers, message, ingested_at)
+        VALUES (${row.id}::uuid, ${tenant.environment}, ${row.agency_id}, ${row.request_id}::uuid, ${row.category}, ${row.classified_id},
+                ${body.submittedDate}::timestamptz, ${row.email}, ${row.first_name}, ${row.last_name}, ${row.gender}, ${row.language},
+                ${jsonb(row.phone_numbers)}, ${row.message},
+                greatest(clock_timestamp(), (SELECT max(ingested_at) FROM leads WHERE environment = ${tenant.environment} AND agency_id = ${row.agency_id})))`,
+    notifyNewLead(toLead({ ...row, seq: 0, ingested_at: new Date(0) }), tenant.environment),
+  ]);
+  return { requestId: row.request_id };
 }
 
 export interface LeadQuery {

@@ -1,29 +1,34 @@
 import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
-import { redeliver, scheduleDelivery } from '../../platform/delivery/index.js';
+import { sql, jsonb, type Sql } from '../../platform/db/sql.js';
+import { redeliver, scheduleDeliveries } from '../../platform/delivery/index.js';
 import type { Lead } from './model.js';
-import { activeSubscribers, deliveryHeaders, SOURCE } from './subscriptions.js';
+import { API_KEY_HEADER, SOURCE } from './subscriptions.js';
 
 /**
- * The seam between the leads and the subscriptions halves of the API: called inside the
- * transaction that stores a new lead, it schedules the lead's delivery to every ACTIVE
+ * The seam between the leads and the subscriptions halves of the API: the statement, run in the
+ * transaction that stores a new lead, that schedules the lead's delivery to every ACTIVE
  * subscription of its agency (platform delivery machinery), so the lead and its notification
- * jobs commit together.
+ * jobs commit together. The subscriptions are locked against change until that transaction ends:
+ * a PUT of a new apiKey or a DELETE at the same time either happens first (and this sees its
+ * result) or waits and finds the deliveries scheduled here. The ingestion date is the one the database gave the lead row in the
+ * same transaction, written into the lead JSON there (as toLead writes a date: ISO 8601, UTC,
+ * milliseconds).
  */
-export async function notifyNewLead(client: pg.ClientBase, lead: Lead, environment: Environment): Promise<void> {
+export function notifyNewLead(lead: Lead, environment: Environment): Sql {
   const agencyId = lead.metadata.agencyId;
-  for (const subscriber of await activeSubscribers(client, environment, agencyId)) {
-    await scheduleDelivery(client, {
-      source: SOURCE,
-      environment,
-      agencyId,
-      subscriptionId: subscriber.subscriptionId,
-      url: subscriber.url,
-      payload: lead,
-      secret: subscriber.apiKey,
-      headers: deliveryHeaders(subscriber.apiKey),
-    });
-  }
+  return scheduleDeliveries(
+    { source: SOURCE, environment, agencyId },
+    sql`SELECT s.id::text AS subscription_id, s.url, s.api_key AS secret,
+               jsonb_build_object(${API_KEY_HEADER.toLowerCase()}, s.api_key) AS headers,
+               jsonb_set(${jsonb(lead)}, '{metadata,ingestionDate}',
+                         to_jsonb(to_char(l.ingested_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) AS payload
+          FROM lead_webhook_subscriptions s, leads l
+         WHERE l.id = ${lead.metadata.leadId}::uuid
+           AND s.environment = ${environment} AND s.agency_id = ${agencyId} AND s.status = 'ACTIVE'
+         ORDER BY s.created_at, s.id
+           FOR SHARE OF s`,
+  );
 }
 
 export type LeadRedeliveryTarget = { deliveryId: string } | { since: Date; environment?: Environment; agencyId?: string };

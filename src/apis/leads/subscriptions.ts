@@ -50,8 +50,11 @@ function subscriptionNotFound(id: string): Problem {
 }
 
 /** X-Api-Key carries the apiKey with every delivery; the same key signs it. */
+/** The header that carries a subscription's apiKey with every notification. */
+export const API_KEY_HEADER = 'X-Api-Key';
+
 export function deliveryHeaders(apiKey: string): Record<string, string> {
-  return { 'X-Api-Key': apiKey };
+  return { [API_KEY_HEADER]: apiKey };
 }
 
 export interface NewSubscription {
@@ -222,24 +225,3 @@ export async function auditSubscription(pool: pg.Pool, tenant: Tenant, id: strin
   });
 }
 
-// ---- notifications ----
-
-export interface Subscriber {
-  subscriptionId: string;
-  url: string;
-  apiKey: string;
-}
-
-/**
- * The ACTIVE subscriptions of an agency, locked against change until the caller's transaction
- * ends: a PUT of a new apiKey or a DELETE running at the same time then either happens first (and
- * this sees its result) or waits and finds the deliveries this transaction schedules.
- */
-export async function activeSubscribers(client: pg.ClientBase, environment: Environment, agencyId: string): Promise<Subscriber[]> {
-  const { rows } = await client.query<Subscriber>(
-    `SELECT id AS "subscriptionId", url, api_key AS "apiKey" FROM lead_webhook_subscriptions
-      WHERE environment = $1 AND agency_id = $2 AND status = 'ACTIVE' ORDER BY created_at, id FOR SHARE`,
-    [environment, agencyId],
-  );
-  return rows;
-}

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Environment } from '../../apis/catalogue.js';
 import { inTransaction } from '../db/pool.js';
+import { jsonb, sql, type Sql } from '../db/sql.js';
 import { enqueue } from '../jobs/queue.js';
 
 /**
@@ -42,9 +42,38 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
   return lower;
 }
 
+/** The job key keeps one pending job per delivery: a redelivery replaces a waiting retry instead of doubling it. */
+function jobKey(deliveryId: string): string {
+  return `${DELIVER_WEBHOOK}:${deliveryId}`;
+}
+
 function jobFor(deliveryId: string, runAt?: Date) {
-  // The key keeps one pending job per delivery: a redelivery replaces a waiting retry instead of doubling it.
-  return { task: DELIVER_WEBHOOK, payload: { deliveryId }, jobKey: `${DELIVER_WEBHOOK}:${deliveryId}`, runAt };
+  return { task: DELIVER_WEBHOOK, payload: { deliveryId }, jobKey: jobKey(deliveryId), runAt };
+}
+
+/** Where a set of deliveries goes: the owner of their subscriptions. */
+export interface DeliveryOwner {
+  source: string;
+  environment: Environment;
+  agencyId: string;
+}
+
+/**
+ * The statement that adds one delivery, and its first job, per row of `recipients`: a query
+ * giving subscription_id (text), url, secret, headers (jsonb, lower-case names, none of the
+ * reserved ones) and payload (jsonb). As a statement it can travel in the batch of the write it
+ * belongs to (tenantBatch), with recipients and payload read from rows that write has just made.
+ * Yields the delivery ids.
+ */
+export function scheduleDeliveries(owner: DeliveryOwner, recipients: Sql): Sql {
+  return sql`WITH recipients AS (${recipients}),
+       scheduled AS (
+         INSERT INTO webhook_deliveries (id, environment, agency_id, source, subscription_id, url, payload, secret, headers, next_attempt_at)
+         SELECT gen_random_uuid(), ${owner.environment}, ${owner.agencyId}, ${owner.source}, r.subscription_id, r.url, r.payload, r.secret, r.headers, now()
+           FROM recipients r
+         RETURNING id)
+     SELECT id, immogate_add_job(${DELIVER_WEBHOOK}, json_build_object('deliveryId', id), NULL, NULL, NULL, ${jobKey('')} || id) AS job
+       FROM scheduled`;
 }
 
 /**
@@ -53,14 +82,10 @@ function jobFor(deliveryId: string, runAt?: Date) {
  */
 export async function scheduleDelivery(client: pg.ClientBase, spec: DeliverySpec): Promise<string> {
   if (spec.secret === '') throw new TypeError('a delivery needs a non-empty signing secret');
-  const id = randomUUID();
-  await client.query(
-    `INSERT INTO webhook_deliveries (id, environment, agency_id, source, subscription_id, url, payload, secret, headers, next_attempt_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9::jsonb, now())`,
-    [id, spec.environment, spec.agencyId, spec.source, spec.subscriptionId, spec.url, JSON.stringify(spec.payload), spec.secret, JSON.stringify(checkHeaders(spec.headers ?? {}))],
-  );
-  await enqueue(client, jobFor(id));
-  return id;
+  const recipient = sql`SELECT ${spec.subscriptionId}::text AS subscription_id, ${spec.url}::text AS url, ${spec.secret}::text AS secret,
+                               ${jsonb(checkHeaders(spec.headers ?? {}))} AS headers, ${jsonb(spec.payload)} AS payload`;
+  const { rows } = await client.query<{ id: string }>(scheduleDeliveries(spec, recipient).text);
+  return rows[0]!.id;
 }
 
 export interface SubscriptionRef {
