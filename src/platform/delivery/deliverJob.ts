@@ -87,31 +87,33 @@ interface Outcome {
  * the time it becomes due.
  */
 async function claim(pool: pg.Pool, deliveryId: string, leaseSeconds: number): Promise<Claimed | { dueAt: Date } | undefined> {
-  return inTransaction(pool, async (client) => {
-    const { rows } = await client.query<Claimed>(
-      `UPDATE webhook_deliveries
+  // One statement, so one round trip: the claim, the closing of an attempt left without an
+  // outcome, and the new attempt's record commit together; the sibling parts see the row as it
+  // was before the claim, so the attempt recorded here is not the one closed.
+  const { rows } = await pool.query<Claimed & { due_at: Date | null }>(
+    `WITH claimed AS (
+       UPDATE webhook_deliveries
           SET attempts = attempts + 1, round_attempts = round_attempts + 1, next_attempt_at = date_trunc('milliseconds', now() + make_interval(secs => $2))
         WHERE id = $1 AND state = 'PENDING' AND next_attempt_at <= now()
-        RETURNING id, environment, agency_id, source, subscription_id, url, payload, secret, headers, attempts, round_attempts`,
-      [deliveryId, leaseSeconds],
-    );
-    const delivery = rows[0];
-    if (!delivery) {
-      const pending = await client.query<{ at: Date }>("SELECT next_attempt_at AS at FROM webhook_deliveries WHERE id = $1 AND state = 'PENDING'", [deliveryId]);
-      return pending.rows[0] ? { dueAt: pending.rows[0].at } : undefined;
-    }
-    await client.query(
-      `UPDATE webhook_attempts SET error = 'interrupted: no outcome was recorded (the worker stopped, or could not write it)'
-        WHERE delivery_id = $1 AND latency_ms IS NULL AND error IS NULL`,
-      [deliveryId],
-    );
-    await client.query(
-      `INSERT INTO webhook_attempts (delivery_id, attempt, environment, agency_id, source, subscription_id, attempted_at)
-       VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp())`,
-      [delivery.id, delivery.attempts, delivery.environment, delivery.agency_id, delivery.source, delivery.subscription_id],
-    );
-    return delivery;
-  });
+        RETURNING id, environment, agency_id, source, subscription_id, url, payload, secret, headers, attempts, round_attempts),
+     closed AS (
+       UPDATE webhook_attempts SET error = 'interrupted: no outcome was recorded (the worker stopped, or could not write it)'
+        WHERE delivery_id = (SELECT id FROM claimed) AND latency_ms IS NULL AND error IS NULL),
+     attempt AS (
+       INSERT INTO webhook_attempts (delivery_id, attempt, environment, agency_id, source, subscription_id, attempted_at)
+       SELECT id, attempts, environment, agency_id, source, subscription_id, clock_timestamp() FROM claimed)
+     SELECT *, NULL::timestamptz AS due_at FROM claimed
+     UNION ALL
+     -- Not claimed: PENDING but not yet due, or not PENDING at all (no row).
+     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, next_attempt_at
+       FROM webhook_deliveries WHERE id = $1 AND state = 'PENDING' AND NOT EXISTS (SELECT 1 FROM claimed)`,
+    [deliveryId, leaseSeconds],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  if (row.due_at !== null) return { dueAt: row.due_at };
+  const { due_at: _, ...delivery } = row;
+  return delivery;
 }
 
 function jobAt(deliveryId: string, runAt: Date) {
@@ -152,23 +154,25 @@ async function call(outbound: Outbound, delivery: Claimed, signal: AbortSignal):
   }
 }
 
-async function finish(client: pg.PoolClient, delivery: Claimed, outcome: Outcome, context: JobContext, sources: DeliverySources): Promise<void> {
+const RECORD_ATTEMPT = 'UPDATE webhook_attempts SET status_code = $3, latency_ms = $4, error = $5 WHERE delivery_id = $1 AND attempt = $2';
+// `attempts = $2`: only the latest attempt decides (a redelivery may have started another meanwhile).
+const GUARD = 'WHERE id = $1 AND attempts = $2';
+
+/** A delivered message, the common case: its attempt and its state in one statement, one round trip. */
+async function delivered(pool: pg.Pool, delivery: Claimed, outcome: Outcome): Promise<void> {
+  await pool.query(
+    `WITH recorded AS (${RECORD_ATTEMPT})
+     UPDATE webhook_deliveries SET state = 'DELIVERED', delivered_at = now(), next_attempt_at = NULL ${GUARD}`,
+    [delivery.id, delivery.attempts, outcome.statusCode, outcome.latencyMs, outcome.error],
+  );
+}
+
+/** Any other outcome: the attempt, then a retry, the end of the retries or a 410's consequences. */
+async function failed(client: pg.PoolClient, delivery: Claimed, outcome: Outcome, context: JobContext, sources: DeliverySources): Promise<void> {
   const { id, attempts } = delivery;
-  await client.query('UPDATE webhook_attempts SET status_code = $3, latency_ms = $4, error = $5 WHERE delivery_id = $1 AND attempt = $2', [
-    id,
-    attempts,
-    outcome.statusCode,
-    outcome.latencyMs,
-    outcome.error,
-  ]);
-  // `attempts = $2`: only the latest attempt decides (a redelivery may have started another meanwhile).
-  const guard = 'WHERE id = $1 AND attempts = $2';
-  if (outcome.error === null) {
-    await client.query(`UPDATE webhook_deliveries SET state = 'DELIVERED', delivered_at = now(), next_attempt_at = NULL ${guard}`, [id, attempts]);
-    return;
-  }
+  await client.query(RECORD_ATTEMPT, [id, attempts, outcome.statusCode, outcome.latencyMs, outcome.error]);
   if (outcome.statusCode === 410) {
-    await client.query(`UPDATE webhook_deliveries SET state = 'FAILED', next_attempt_at = NULL ${guard} AND state = 'PENDING'`, [id, attempts]);
+    await client.query(`UPDATE webhook_deliveries SET state = 'FAILED', next_attempt_at = NULL ${GUARD} AND state = 'PENDING'`, [id, attempts]);
     await client.query(
       `UPDATE webhook_deliveries SET state = 'CANCELLED', next_attempt_at = NULL
         WHERE source = $1 AND subscription_id = $2 AND state = 'PENDING' AND id <> $3`,
@@ -181,13 +185,13 @@ async function finish(client: pg.PoolClient, delivery: Claimed, outcome: Outcome
   }
   const delay = outcome.interrupted ? 0 : retryDelaySeconds(context.config.webhookRetrySchedule, delivery.round_attempts - 1, outcome.retryAfterSeconds);
   if (delay === undefined) {
-    await client.query(`UPDATE webhook_deliveries SET state = 'FAILED', next_attempt_at = NULL ${guard} AND state = 'PENDING'`, [id, attempts]);
+    await client.query(`UPDATE webhook_deliveries SET state = 'FAILED', next_attempt_at = NULL ${GUARD} AND state = 'PENDING'`, [id, attempts]);
     context.logger.warn({ deliveryId: id, source: delivery.source, attempts }, 'webhook delivery failed: retry schedule used up');
     return;
   }
   const { rows } = await client.query<{ at: Date }>(
     `UPDATE webhook_deliveries SET next_attempt_at = date_trunc('milliseconds', now() + make_interval(secs => $3)), round_attempts = round_attempts - $4
-      ${guard} AND state = 'PENDING' RETURNING next_attempt_at AS at`,
+      ${GUARD} AND state = 'PENDING' RETURNING next_attempt_at AS at`,
     [id, attempts, delay, outcome.interrupted ? 1 : 0],
   );
   const next = rows[0];
@@ -230,7 +234,8 @@ export function deliverWebhookJob(options: DeliverJobOptions = {}): JobDefinitio
       } finally {
         await outbound.close();
       }
-      await inTransaction(context.pool, (client) => finish(client, delivery, outcome, context, sources));
+      if (outcome.error === null) await delivered(context.pool, delivery, outcome);
+      else await inTransaction(context.pool, (client) => failed(client, delivery, outcome, context, sources));
     },
   };
 }
