@@ -5,30 +5,43 @@ import { redeliver, scheduleDeliveries } from '../../platform/delivery/index.js'
 import type { Lead } from './model.js';
 import { API_KEY_HEADER, SOURCE } from './subscriptions.js';
 
+/** The delivery of a lead to a subscription: one id, known before the lead row exists. */
+function deliveryId(leadId: string, subscription: Sql): Sql {
+  return sql`md5(${leadId} || ':' || ${subscription})::uuid`;
+}
+
+function activeSubscriptions(environment: Environment, agencyId: string): Sql {
+  return sql`lead_webhook_subscriptions s WHERE s.environment = ${environment} AND s.agency_id = ${agencyId} AND s.status = 'ACTIVE'`;
+}
+
 /**
- * The seam between the leads and the subscriptions halves of the API: the statement, run in the
- * transaction that stores a new lead, that schedules the lead's delivery to every ACTIVE
- * subscription of its agency (platform delivery machinery), so the lead and its notification
- * jobs commit together. The subscriptions are locked against change until that transaction ends:
- * a PUT of a new apiKey or a DELETE at the same time either happens first (and this sees its
- * result) or waits and finds the deliveries scheduled here. The ingestion date is the one the database gave the lead row in the
- * same transaction, written into the lead JSON there (as toLead writes a date: ISO 8601, UTC,
- * milliseconds).
+ * The seam between the leads and the subscriptions halves of the API: statements of the
+ * transaction that stores a new lead, which schedule its delivery to every ACTIVE subscription
+ * of its agency (platform delivery machinery), so the lead and its notification jobs commit
+ * together. `schedule` runs before the agency's ingestion lock is taken, so the deliveries and
+ * their jobs, most of a lead's cost, are not serialised; it locks the subscriptions against
+ * change until the transaction ends (a PUT of a new apiKey or a DELETE at the same time happens
+ * either first, and this sees its result, or after, and finds these deliveries). `stamp` runs
+ * after the lead row is written under the lock: it writes the ingestion date the database gave
+ * it into the notifications (as toLead writes a date: ISO 8601, UTC, milliseconds).
  */
-export function notifyNewLead(lead: Lead, environment: Environment): Sql {
-  const agencyId = lead.metadata.agencyId;
-  return scheduleDeliveries(
+export function notifyNewLead(lead: Lead, environment: Environment): { schedule: Sql; stamp: Sql } {
+  const { agencyId, leadId } = lead.metadata;
+  const schedule = scheduleDeliveries(
     { source: SOURCE, environment, agencyId },
-    sql`SELECT s.id::text AS subscription_id, s.url, s.api_key AS secret,
-               jsonb_build_object(${API_KEY_HEADER.toLowerCase()}, s.api_key) AS headers,
-               jsonb_set(${jsonb(lead)}, '{metadata,ingestionDate}',
-                         to_jsonb(to_char(l.ingested_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) AS payload
-          FROM lead_webhook_subscriptions s, leads l
-         WHERE l.id = ${lead.metadata.leadId}::uuid
-           AND s.environment = ${environment} AND s.agency_id = ${agencyId} AND s.status = 'ACTIVE'
+    sql`SELECT ${deliveryId(leadId, sql`s.id`)} AS id, s.id::text AS subscription_id, s.url, s.api_key AS secret,
+               jsonb_build_object(${API_KEY_HEADER.toLowerCase()}, s.api_key) AS headers, ${jsonb(lead)} AS payload
+          FROM ${activeSubscriptions(environment, agencyId)}
          ORDER BY s.created_at, s.id
            FOR SHARE OF s`,
   );
+  const stamp = sql`UPDATE webhook_deliveries d
+        SET payload = jsonb_set(d.payload, '{metadata,ingestionDate}',
+                                to_jsonb(to_char(l.ingested_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+       FROM leads l
+      WHERE l.id = ${leadId}::uuid
+        AND d.id = ANY (ARRAY(SELECT ${deliveryId(leadId, sql`s.id`)} FROM ${activeSubscriptions(environment, agencyId)}))`;
+  return { schedule, stamp };
 }
 
 export type LeadRedeliveryTarget = { deliveryId: string } | { since: Date; environment?: Environment; agencyId?: string };

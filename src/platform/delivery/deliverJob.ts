@@ -209,6 +209,13 @@ export function deliverWebhookJob(options: DeliverJobOptions = {}): JobDefinitio
   const totalMs = options.timeouts?.totalTimeoutMs ?? 30_000;
   // Longer than any attempt can take, so a live attempt is never taken for a dead one.
   const leaseSeconds = (2 * totalMs) / 1000 + 60;
+  // One client for every attempt of this worker: a receiver getting hundreds of messages a second
+  // gets them over kept-alive connections instead of a new one each (at 400 a second the set-up and
+  // tear-down was a good part of the worker's CPU). The address policy is checked when a
+  // connection is made, so a kept connection is one that passed it; idle connections close after
+  // a few seconds and never hold the process open. Kept per configuration: a worker started with
+  // another address policy (tests run several in one process) must not use this one's connections.
+  const clients = new WeakMap<JobContext['config'], Outbound>();
   return {
     name: DELIVER_WEBHOOK,
     async handler(payload, context) {
@@ -226,14 +233,12 @@ export function deliverWebhookJob(options: DeliverJobOptions = {}): JobDefinitio
         await inTransaction(context.pool, (client) => enqueue(client, jobAt(deliveryId, delivery.dueAt)));
         return;
       }
-      // One client per attempt: nothing outlives the job, and a worker holds no idle sockets.
-      const outbound = createOutbound({ allowPrivateTargets: context.config.allowPrivateTargets, userAgent: USER_AGENT, ...options.timeouts });
-      let outcome: Outcome;
-      try {
-        outcome = await call(outbound, delivery, context.signal);
-      } finally {
-        await outbound.close();
+      let outbound = clients.get(context.config);
+      if (!outbound) {
+        outbound = createOutbound({ allowPrivateTargets: context.config.allowPrivateTargets, userAgent: USER_AGENT, ...options.timeouts });
+        clients.set(context.config, outbound);
       }
+      const outcome = await call(outbound, delivery, context.signal);
       if (outcome.error === null) await delivered(context.pool, delivery, outcome);
       else await inTransaction(context.pool, (client) => failed(client, delivery, outcome, context, sources));
     },

@@ -60,8 +60,8 @@ export interface DeliveryOwner {
 
 /**
  * The statement that adds one delivery, and its first job, per row of `recipients`: a query
- * giving subscription_id (text), url, secret, headers (jsonb, lower-case names, none of the
- * reserved ones) and payload (jsonb). As a statement it can travel in the batch of the write it
+ * giving id (uuid), subscription_id (text), url, secret, headers (jsonb, lower-case names, none
+ * of the reserved ones) and payload (jsonb). As a statement it can travel in the batch of the write it
  * belongs to (tenantBatch), with recipients and payload read from rows that write has just made.
  * Yields the delivery ids.
  */
@@ -69,7 +69,7 @@ export function scheduleDeliveries(owner: DeliveryOwner, recipients: Sql): Sql {
   return sql`WITH recipients AS (${recipients}),
        scheduled AS (
          INSERT INTO webhook_deliveries (id, environment, agency_id, source, subscription_id, url, payload, secret, headers, next_attempt_at)
-         SELECT gen_random_uuid(), ${owner.environment}, ${owner.agencyId}, ${owner.source}, r.subscription_id, r.url, r.payload, r.secret, r.headers, now()
+         SELECT r.id, ${owner.environment}, ${owner.agencyId}, ${owner.source}, r.subscription_id, r.url, r.payload, r.secret, r.headers, now()
            FROM recipients r
          RETURNING id)
      SELECT id, immogate_add_job(${DELIVER_WEBHOOK}, json_build_object('deliveryId', id), NULL, NULL, NULL, ${jobKey('')} || id) AS job
@@ -82,7 +82,7 @@ export function scheduleDeliveries(owner: DeliveryOwner, recipients: Sql): Sql {
  */
 export async function scheduleDelivery(client: pg.ClientBase, spec: DeliverySpec): Promise<string> {
   if (spec.secret === '') throw new TypeError('a delivery needs a non-empty signing secret');
-  const recipient = sql`SELECT ${spec.subscriptionId}::text AS subscription_id, ${spec.url}::text AS url, ${spec.secret}::text AS secret,
+  const recipient = sql`SELECT gen_random_uuid() AS id, ${spec.subscriptionId}::text AS subscription_id, ${spec.url}::text AS url, ${spec.secret}::text AS secret,
                                ${jsonb(checkHeaders(spec.headers ?? {}))} AS headers, ${jsonb(spec.payload)} AS payload`;
   const { rows } = await client.query<{ id: string }>(scheduleDeliveries(spec, recipient).text);
   return rows[0]!.id;
