@@ -1,13 +1,14 @@
 import type pg from 'pg';
-import { createOutbound, OutboundError, type Outbound } from '../../platform/delivery/index.js';
+import { OutboundError, sharedOutbound, type Outbound } from '../../platform/delivery/index.js';
 import type { JobContext } from '../../platform/jobs/registry.js';
 import type { MediaStatus } from './statuses.js';
 
 /**
- * Media of a processed revision. A URL new to the classified is downloaded once (bounded in
- * time and size, addresses checked against SSRF by the outbound client) and its outcome kept
- * on its classified_media row as soon as it is known, so a job that runs again does not fetch
- * it twice and a later revision that keeps the URL reuses the outcome.
+ * Media of a processed revision. A URL new to the classified is downloaded (bounded in time and
+ * size, addresses checked against SSRF by the outbound client) and the outcomes of the job's
+ * downloads are kept on their classified_media rows, written together in one statement once
+ * they are all known: a later revision that keeps a URL reuses its outcome, and a job that runs
+ * again after a crash fetches again only what the crashed run had not recorded.
  */
 export interface MediaItem {
   url: string;
@@ -73,31 +74,39 @@ export async function processMedia(pool: pg.Pool, classifiedId: string, revision
   if (media.length === 0) return [];
   const { rows } = await pool.query<MediaRow>('SELECT url, fetch_status, fetched_revision FROM classified_media WHERE classified_id = $1', [classifiedId]);
   const known = new Map(rows.map((row) => [row.url, row]));
-  let outbound: Outbound | undefined;
-  const fetchOne = async (item: MediaItem): Promise<MediaStatus> => {
-    outbound ??= createOutbound({ allowPrivateTargets: context.config.allowPrivateTargets, userAgent: 'immogate-media/1.0' });
-    const outcome = await download(outbound, item, context.signal);
+  const outbound = sharedOutbound(context.config, { allowPrivateTargets: context.config.allowPrivateTargets, userAgent: 'immogate-media/1.0' });
+  // A later revision, acknowledged meanwhile, may have dropped a URL: it is no longer fetched or shown.
+  const wanted = media.filter((item) => known.has(item.url));
+  const fetched: { url: string; outcome: Outcome }[] = [];
+  const statuses = await inParallel(wanted, DOWNLOADS_AT_ONCE, async (item) => {
+    const row = known.get(item.url)!;
+    if (row.fetch_status === null) {
+      const outcome = await download(outbound, item, context.signal);
+      fetched.push({ url: item.url, outcome });
+      return outcome.status;
+    }
+    const keptFromEarlier = row.fetched_revision !== revision;
+    return row.fetch_status === 'CREATED' && keptFromEarlier ? 'UPDATED' : row.fetch_status;
+  });
+  if (fetched.length > 0) {
     await pool.query(
-      `UPDATE classified_media SET fetch_status = $3, content_type = $4, size_bytes = $5, fetch_error = $6,
-              fetched_at = now(), fetched_revision = $7
-        WHERE classified_id = $1 AND url = $2`,
-      [classifiedId, item.url, outcome.status, outcome.contentType, outcome.sizeBytes, outcome.error, revision],
+      `UPDATE classified_media m
+          SET fetch_status = o.status, content_type = o.content_type, size_bytes = o.size_bytes, fetch_error = o.error,
+              fetched_at = now(), fetched_revision = $2
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[]) AS o (url, status, content_type, size_bytes, error)
+        WHERE m.classified_id = $1 AND m.url = o.url`,
+      [
+        classifiedId,
+        revision,
+        fetched.map((f) => f.url),
+        fetched.map((f) => f.outcome.status),
+        fetched.map((f) => f.outcome.contentType),
+        fetched.map((f) => f.outcome.sizeBytes),
+        fetched.map((f) => f.outcome.error),
+      ],
     );
-    return outcome.status;
-  };
-  try {
-    // A later revision, acknowledged meanwhile, may have dropped a URL: it is no longer fetched or shown.
-    const wanted = media.filter((item) => known.has(item.url));
-    const statuses = await inParallel(wanted, DOWNLOADS_AT_ONCE, async (item) => {
-      const row = known.get(item.url)!;
-      if (row.fetch_status === null) return fetchOne(item);
-      const keptFromEarlier = row.fetched_revision !== revision;
-      return row.fetch_status === 'CREATED' && keptFromEarlier ? 'UPDATED' : row.fetch_status;
-    });
-    return wanted.map((item, index) => ({ url: item.url, status: statuses[index]! }));
-  } finally {
-    await outbound?.close();
   }
+  return wanted.map((item, index) => ({ url: item.url, status: statuses[index]! }));
 }
 
 /**

@@ -12,8 +12,8 @@ import { PROCESS_TASK } from './writes.js';
  * Processes one acknowledged revision: the checking step (CREATING, UPDATING, DELETING), then
  * its outcome. Revisions of a classified arrive in order through its own job queue. The job may
  * run again after a crash at any point: statuses are keyed by (classified, revision, status) and
- * recorded once, media outcomes are kept per URL as they are learnt (so a URL is not fetched
- * twice), and a revision marked processed is skipped.
+ * recorded once, media outcomes are kept per URL once the job's downloads are done (a re-run
+ * fetches only what was not recorded), and a revision marked processed is skipped.
  */
 interface RevisionRow {
   classified_id: string;

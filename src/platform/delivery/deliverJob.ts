@@ -5,7 +5,7 @@ import { inTransaction } from '../db/pool.js';
 import { enqueue } from '../jobs/queue.js';
 import type { JobContext, JobDefinition } from '../jobs/registry.js';
 import { DELIVER_WEBHOOK } from './deliveries.js';
-import { createOutbound, OutboundError, type Outbound, type OutboundPolicy } from './outbound.js';
+import { OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
 import { parseRetryAfter, retryDelaySeconds } from './retry.js';
 import { signatureHeaders } from './signing.js';
 
@@ -209,13 +209,6 @@ export function deliverWebhookJob(options: DeliverJobOptions = {}): JobDefinitio
   const totalMs = options.timeouts?.totalTimeoutMs ?? 30_000;
   // Longer than any attempt can take, so a live attempt is never taken for a dead one.
   const leaseSeconds = (2 * totalMs) / 1000 + 60;
-  // One client for every attempt of this worker: a receiver getting hundreds of messages a second
-  // gets them over kept-alive connections instead of a new one each (at 400 a second the set-up and
-  // tear-down was a good part of the worker's CPU). The address policy is checked when a
-  // connection is made, so a kept connection is one that passed it; idle connections close after
-  // a few seconds and never hold the process open. Kept per configuration: a worker started with
-  // another address policy (tests run several in one process) must not use this one's connections.
-  const clients = new WeakMap<JobContext['config'], Outbound>();
   return {
     name: DELIVER_WEBHOOK,
     async handler(payload, context) {
@@ -233,11 +226,7 @@ export function deliverWebhookJob(options: DeliverJobOptions = {}): JobDefinitio
         await inTransaction(context.pool, (client) => enqueue(client, jobAt(deliveryId, delivery.dueAt)));
         return;
       }
-      let outbound = clients.get(context.config);
-      if (!outbound) {
-        outbound = createOutbound({ allowPrivateTargets: context.config.allowPrivateTargets, userAgent: USER_AGENT, ...options.timeouts });
-        clients.set(context.config, outbound);
-      }
+      const outbound = sharedOutbound(context.config, { allowPrivateTargets: context.config.allowPrivateTargets, userAgent: USER_AGENT, ...options.timeouts });
       const outcome = await call(outbound, delivery, context.signal);
       if (outcome.error === null) await delivered(context.pool, delivery, outcome);
       else await inTransaction(context.pool, (client) => failed(client, delivery, outcome, context, sources));

@@ -1,5 +1,5 @@
 /** Outbound HTTP and webhook delivery: what API modules import. */
-export { checkTargetUrl, createOutbound, OutboundError, type Outbound, type OutboundErrorKind, type OutboundPolicy, type OutboundRequest, type OutboundResponse } from './outbound.js';
+export { checkTargetUrl, createOutbound, OutboundError, sharedOutbound, type Outbound, type OutboundErrorKind, type OutboundPolicy, type OutboundRequest, type OutboundResponse } from './outbound.js';
 export {
   cancelDeliveries,
   DELIVER_WEBHOOK,

@@ -271,3 +271,23 @@ function discard(body: Readable): void {
 function lowerCase(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
+
+const shared = new WeakMap<object, Map<string, Outbound>>();
+
+/**
+ * One client per owner (a worker's configuration) and policy, kept for the life of the owner:
+ * a worker sending hundreds of requests a second to the same hosts (a CDN, a CRM's webhook
+ * receiver) reuses kept-alive connections instead of opening one per job, which was a good part
+ * of the worker's CPU at that rate. The address policy is checked when a connection is made, so a
+ * kept connection is one that passed it; idle connections close after a few seconds and never
+ * hold the process open. Another owner (tests run workers with other policies in one process)
+ * never gets these connections.
+ */
+export function sharedOutbound(owner: object, policy: OutboundPolicy): Outbound {
+  let byPolicy = shared.get(owner);
+  if (!byPolicy) shared.set(owner, (byPolicy = new Map()));
+  const key = JSON.stringify(policy);
+  let outbound = byPolicy.get(key);
+  if (!outbound) byPolicy.set(key, (outbound = createOutbound(policy)));
+  return outbound;
+}
