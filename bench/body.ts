@@ -1,6 +1,7 @@
 /**
  * The request bodies of the benchmark: a ~5 KB classified cut down from the tests' realistic one
- * (prices, spaces, conditions, texts, six media), with its own offererEstateId and media URLs.
+ * (prices, spaces, conditions, texts, six media), with its own offererEstateId and media URLs;
+ * and a lead whose message carries a key the webhook receivers read back.
  */
 import { realisticClassified } from '../test/fixtures/classifieds.js';
 
@@ -32,11 +33,27 @@ const template: Body = (() => {
   };
 })();
 
+/**
+ * The same classified made publishable on its portals, so that processing ends in CREATED: the
+ * test fixture (built to exercise the schema) names a house sub-type on an apartment, and BD wants
+ * a description of at least 160 characters.
+ */
+const publishable: Body = (() => {
+  const body = structuredClone(template);
+  body.data.estateSubType = { apartment: body.data.estateSubType.apartment };
+  const description = body.data.texts.description;
+  description.fr = `${description.fr} Séjour lumineux de 60 m², trois chambres, deux salles de bains, cuisine équipée, cave et emplacement de parking en sous-sol inclus dans le prix.`;
+  return body;
+})();
+
 const MEDIA = ['cover', 'living', 'kitchen', 'bedroom', 'bathroom', 'terrace'];
 
-/** One classified as JSON; `mediaBase` is where its six pictures live (the loopback media server or a CDN name). */
-export function classifiedJson(estateId: string, mediaBase = 'https://cdn.example.be'): string {
-  const body = structuredClone(template);
+/**
+ * One classified as JSON; `mediaBase` is where its six pictures live (the loopback media server or
+ * a CDN name). `publishable` gives the variant that passes the portals' rules.
+ */
+export function classifiedJson(estateId: string, mediaBase = 'https://cdn.example.be', options: { publishable?: boolean } = {}): string {
+  const body = structuredClone(options.publishable ? publishable : template);
   body.data.metaData.source.offererEstateId = estateId;
   body.media = MEDIA.map((name, i) => ({
     url: `${mediaBase}/${estateId}/${name}.jpg`,
@@ -45,4 +62,20 @@ export function classifiedJson(estateId: string, mediaBase = 'https://cdn.exampl
     ...(i === 0 ? { tags: ['COVER_PICTURE'] } : {}),
   }));
   return JSON.stringify(body);
+}
+
+/** The lead's message is this prefix and its key: the notification carries the message as it was sent. */
+export const LEAD_KEY_PREFIX = 'bench lead ';
+
+export function leadJson(key: string): string {
+  return JSON.stringify({
+    firstName: 'Bench',
+    lastName: 'Load',
+    email: 'bench.load@example.be',
+    language: 'FR',
+    phoneNumbers: [{ type: 'MOBILE', number: '+32 470 12 34 56' }],
+    message: `${LEAD_KEY_PREFIX}${key}`,
+    classifiedId: '12ABCDEFGHJK',
+    submittedDate: new Date().toISOString(),
+  });
 }

@@ -12,6 +12,8 @@ export interface Load {
   headers: Record<string, string>;
   /** A fixed body, or 'classified': a fresh ~5 KB classified with a unique offererEstateId per request. */
   body?: string | { classified: string };
+  /** Paths taken in turn, one per request, instead of `path` (pages at several cursors). */
+  paths?: string[];
   connections: number;
   seconds: number;
 }
@@ -20,17 +22,26 @@ export interface Measurement {
   rps: number;
   p50: number;
   p99: number;
+  max: number;
   /** Socket errors, timeouts and 4xx/5xx answers (a 304 is a success). */
   errors: number;
   total: number;
+  /** End-to-end scenarios: acknowledged work that never arrived (or never finished) within the grace period. */
+  lost?: number;
+  /** End-to-end scenarios: jobs still pending in graphile_worker when the load stopped. */
+  backlog?: number;
+  /** What else a scenario measured, kept in the JSON (not in the table). */
+  details?: Record<string, unknown>;
 }
 
 async function measure(load: Load): Promise<Measurement> {
-  const { body } = load;
+  const { body, paths } = load;
   let counter = 0;
   const request = typeof body === 'object'
     ? { setupRequest: (req: object) => ({ ...req, body: classifiedJson(`${body.classified}-${process.pid}-${++counter}`) }) }
-    : { body };
+    : paths && paths.length > 0
+      ? { body, setupRequest: (req: object) => ({ ...req, path: paths[counter++ % paths.length]! }) }
+      : { body };
   const result = await autocannon({
     url: load.url,
     connections: load.connections,
@@ -41,6 +52,7 @@ async function measure(load: Load): Promise<Measurement> {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    max: result.latency.max,
     errors: result.errors + result.timeouts + result['4xx'] + result['5xx'],
     total: result.requests.total,
   };

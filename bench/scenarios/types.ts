@@ -1,26 +1,80 @@
-import type { Load } from '../driver.js';
+import type { ChildProcess } from 'node:child_process';
+import type pg from 'pg';
+import type { Load, Measurement } from '../driver.js';
+
+export interface Started {
+  address: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** One line of the table (and of the JSON): the runs of a scenario and their medians. */
+export interface Row {
+  scenario: string;
+  about: string;
+  target?: string;
+  runs: Measurement[];
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+  lost?: number;
+  backlog?: number;
+  ofBaselineA?: number;
+  ofBaselineB?: number;
+  peakRssMb?: number;
+  /** A comparison the target asks for (list-1m against list-1k). */
+  note?: string;
+}
 
 /** What run.ts hands every scenario: immogate's address, a token, the database and a way to start helpers. */
 export interface Context {
   base: string;
   databaseUrl: string;
+  /** The bench's own connection to the database, as its owner (row-level security does not apply). */
+  pool: pg.Pool;
   /** A caas token for the bench client, acting for agency "bench-agency". */
   token: string;
   clientId: string;
   secret: string;
+  /** Rows of the scenarios that already ran in this invocation. */
+  rows: readonly Row[];
   /** Forks bench/<file>.js with `env` and waits for the address it reports. */
-  start(file: string, env: Record<string, string>): Promise<{ address: string; stop(): Promise<void> }>;
+  start(file: string, env: Record<string, string>): Promise<Started>;
+  /** Starts one more immogate child on the same database, with `env` added (BENCH_WORKER, ALLOW_PRIVATE_TARGETS...). */
+  startImmogate(env: Record<string, string>): Promise<Started>;
+  /** A token from `base`'s token endpoint for a new client of `agency` with `scopes`, for the API root `root`. */
+  issueToken(base: string, options: { root: string; agency: string; scopes: string[] }): Promise<string>;
+  /** One autocannon run in a forked driver. */
+  autocannon(load: Load): Promise<Measurement>;
+}
+
+/** A scenario ready to run: an autocannon load that run.ts repeats, or a run of its own. */
+export interface Prepared {
+  load?: Omit<Load, 'seconds'>;
+  run?: (seconds: number) => Promise<Measurement>;
+  stop?: () => Promise<void>;
 }
 
 export interface Scenario {
   name: string;
   about: string;
   target?: string;
-  /** Ratios to the baselines are shown for every scenario that is not itself a baseline. */
+  /** Ratios to the baselines are shown for every scenario that is not itself a baseline, unless false. */
+  ratios?: boolean;
   baseline?: 'a' | 'b';
   /** Report the immogate process's peak RSS over this scenario's runs. */
   memory?: boolean;
-  setup(context: Context): Promise<{ load: Omit<Load, 'seconds'>; stop?: () => Promise<void> }>;
+  /** Runs of the scenario (3 unless set). */
+  runs?: number;
+  /** The run's length when BENCH_SECONDS is not set (10 unless set). */
+  seconds?: number;
+  /** Seconds of the same autocannon load, not measured, before the first run. */
+  warmUpSeconds?: number;
+  setup(context: Context): Promise<Prepared>;
+  /** A remark computed from the finished row and the rows before it. */
+  note?(row: Row, rows: readonly Row[]): string | undefined;
 }
 
 export const USER_AGENT = 'ImmogateBench/1.0.0 node/20 linux/6';
