@@ -4,7 +4,7 @@ import type { Environment } from '../../apis/catalogue.js';
 import { inTransaction } from '../db/pool.js';
 import { enqueue } from '../jobs/queue.js';
 import type { JobContext, JobDefinition } from '../jobs/registry.js';
-import { DELIVER_WEBHOOK } from './deliveries.js';
+import { DELIVER_WEBHOOK, jobFor } from './deliveries.js';
 import { OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
 import { parseRetryAfter, retryDelaySeconds } from './retry.js';
 import { signatureHeaders } from './signing.js';
@@ -116,10 +116,6 @@ async function claim(pool: pg.Pool, deliveryId: string, leaseSeconds: number): P
   return delivery;
 }
 
-function jobAt(deliveryId: string, runAt: Date) {
-  return { task: DELIVER_WEBHOOK, payload: { deliveryId }, jobKey: `${DELIVER_WEBHOOK}:${deliveryId}`, runAt };
-}
-
 async function call(outbound: Outbound, delivery: Claimed, signal: AbortSignal): Promise<Outcome> {
   const body = JSON.stringify(delivery.payload);
   const started = performance.now();
@@ -195,7 +191,7 @@ async function failed(client: pg.PoolClient, delivery: Claimed, outcome: Outcome
     [id, attempts, delay, outcome.interrupted ? 1 : 0],
   );
   const next = rows[0];
-  if (next) await enqueue(client, jobAt(id, next.at));
+  if (next) await enqueue(client, jobFor(id, next.at));
 }
 
 function deliveryIdOf(payload: unknown): string | undefined {
@@ -223,7 +219,7 @@ export function deliverWebhookJob(options: DeliverJobOptions = {}): JobDefinitio
       if ('dueAt' in delivery) {
         // Come back when the lease ends: if its attempt is alive it will have decided by then
         // (and replaced this job through the key), if it died this job takes over.
-        await inTransaction(context.pool, (client) => enqueue(client, jobAt(deliveryId, delivery.dueAt)));
+        await inTransaction(context.pool, (client) => enqueue(client, jobFor(deliveryId, delivery.dueAt)));
         return;
       }
       const outbound = sharedOutbound(context.config, { allowPrivateTargets: context.config.allowPrivateTargets, userAgent: USER_AGENT, ...options.timeouts });

@@ -47,7 +47,8 @@ function jobKey(deliveryId: string): string {
   return `${DELIVER_WEBHOOK}:${deliveryId}`;
 }
 
-function jobFor(deliveryId: string, runAt?: Date) {
+/** The job that makes the next attempt of a delivery (at `runAt`, or now). */
+export function jobFor(deliveryId: string, runAt?: Date) {
   return { task: DELIVER_WEBHOOK, payload: { deliveryId }, jobKey: jobKey(deliveryId), runAt };
 }
 
