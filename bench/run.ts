@@ -5,6 +5,7 @@
  * prints a table and writes bench/results/<timestamp>.json. Every throughput is also shown as a
  * share of the baselines measured in the same run.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,7 +37,6 @@ const here = path.dirname(fileURLToPath(import.meta.url));
  * 10 s runs, while the server's own request-duration histogram had nothing above 2.5 s).
  */
 const SETTLE_MS = 3000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Results go next to the sources (bench/results), not under dist/.
 const resultsDir = path.resolve(here, '../../bench/results');
 

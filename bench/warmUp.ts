@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { loadAtFixedRate } from './fixedRate.js';
 import { pendingJobs } from './jobs.js';
@@ -18,7 +19,7 @@ export async function warmUp(pool: pg.Pool, load: Omit<RateLoad, 'seconds' | 'pr
   const started = Date.now();
   let pending = await pendingJobs(pool, task);
   while (pending > 0 && Date.now() - started < DRAIN_LIMIT_MS) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await sleep(250);
     pending = await pendingJobs(pool, task);
   }
   if (pending > 0) process.stderr.write(`${label}: ${pending} ${task} jobs still pending ${DRAIN_LIMIT_MS / 1000} s after the warm-up; measuring anyway\n`);

@@ -24,24 +24,19 @@ async function oneClassified(context: Context): Promise<string> {
   return ((await response.json()) as { classifiedId: string }).classifiedId;
 }
 
-export const getClassified: Scenario = {
-  name: 'get',
-  about: 'GET /caas/v4/classifieds/{id}: 200 with the full classified and its ETag',
-  target: '>= 60% of baseline-a',
-  async setup(context) {
-    const id = await oneClassified(context);
-    const { 'content-type': _, ...get } = headers(context);
-    return { load: { url: context.base, method: 'GET', path: `/caas/v4/classifieds/${id}`, headers: get, connections: CONNECTIONS } };
-  },
-};
+/** GET of one classified, with `extra` request headers. */
+function getOne(name: string, about: string, extra: Record<string, string>): Scenario {
+  return {
+    name,
+    about,
+    target: '>= 60% of baseline-a',
+    async setup(context) {
+      const id = await oneClassified(context);
+      const { 'content-type': _, ...get } = headers(context);
+      return { load: { url: context.base, method: 'GET', path: `/caas/v4/classifieds/${id}`, headers: { ...get, ...extra }, connections: CONNECTIONS } };
+    },
+  };
+}
 
-export const getNotModified: Scenario = {
-  name: 'get-304',
-  about: 'GET /caas/v4/classifieds/{id} with If-None-Match of the current ETag: 304',
-  target: '>= 60% of baseline-a',
-  async setup(context) {
-    const id = await oneClassified(context);
-    const { 'content-type': _, ...get } = headers(context);
-    return { load: { url: context.base, method: 'GET', path: `/caas/v4/classifieds/${id}`, headers: { ...get, 'if-none-match': '"1"' }, connections: CONNECTIONS } };
-  },
-};
+export const getClassified = getOne('get', 'GET /caas/v4/classifieds/{id}: 200 with the full classified and its ETag', {});
+export const getNotModified = getOne('get-304', 'GET /caas/v4/classifieds/{id} with If-None-Match of the current ETag: 304', { 'if-none-match': '"1"' });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PROCESS_TASK } from '../../src/apis/classifieds/writes.js';
 import type { Measurement } from '../driver.js';
 import { acknowledgedRate } from '../fixedRate.js';
@@ -76,7 +77,6 @@ async function finished(context: Context, prefix: string): Promise<number> {
   return rows[0]!.n;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const ingest: Scenario = {
   name: 'ingest',

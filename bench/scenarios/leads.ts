@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PROCESS_TASK } from '../../src/apis/classifieds/writes.js';
 import { DELIVER_WEBHOOK } from '../../src/platform/delivery/index.js';
 import type { Measurement } from '../driver.js';
@@ -24,7 +25,6 @@ const HOOKS = ['a', 'b'];
 /** How long after the load stops a notification may still arrive before it counts as lost. */
 const GRACE_MS = 10_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const response = await fetch(`${base}${ROOT}${path}`, {
