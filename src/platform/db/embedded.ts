@@ -66,19 +66,56 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether `pid` is this process or one of its threads. After a container restart pids repeat, so
+ * a pid a killed predecessor wrote down can be our own now, and kill(pid, 0) succeeds on a thread.
+ */
+function ours(pid: number): boolean {
+  return pid === process.pid || (process.platform === 'linux' && fs.existsSync(`/proc/self/task/${pid}`));
+}
+
+/** The pid a file names on its first line, or undefined if it names none (or is gone). */
+function pidIn(file: string): number | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(text.split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+function pidFile(paths: Paths): string {
+  return path.join(paths.cluster, 'postmaster.pid');
+}
+
 /** The pid and port of a postmaster serving this cluster, if one is running. */
 function runningServer(paths: Paths): { pid: number; port: number } | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(path.join(paths.cluster, 'postmaster.pid'), 'utf8');
+    text = fs.readFileSync(pidFile(paths), 'utf8');
   } catch {
     return undefined;
   }
   const lines = text.split('\n');
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || !Number.isInteger(port) || port === 0 || !alive(pid)) return undefined;
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port === 0 || ours(pid) || !alive(pid)) return undefined;
   return { pid, port };
+}
+
+/**
+ * Removes the postmaster.pid of a postmaster that is gone; called under the start lock, with no
+ * server running. A postmaster killed with kill -9 stays a zombie until something reaps it, which
+ * a container's init may never do, and PostgreSQL's own check (kill(pid, 0)) counts a zombie as
+ * running: it would refuse to start. Orphaned backends of that postmaster are still caught, by
+ * PostgreSQL's check of the shared-memory segment, which does not depend on this file.
+ */
+function removeStalePidFile(paths: Paths): void {
+  const pid = pidIn(pidFile(paths));
+  if (pid !== undefined && !ours(pid) && alive(pid)) return;
+  fs.rmSync(pidFile(paths), { force: true });
 }
 
 function urlFor(port: number, password: string, database = DATABASE): string {
@@ -96,6 +133,25 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The start locks this process holds: its own pid in a lock file is otherwise a predecessor's. */
+const held = new Set<string>();
+
+/**
+ * Whether the start lock is left over from a process killed while holding it. The holder writes
+ * its pid right after creating the file, so a file without one for over a second is left over too.
+ */
+function staleLock(lock: string): boolean {
+  const holder = pidIn(lock);
+  if (holder === undefined) {
+    try {
+      return Date.now() - fs.statSync(lock).mtimeMs > 1_000;
+    } catch {
+      return false;
+    }
+  }
+  return ours(holder) ? !held.has(lock) : !alive(holder);
+}
+
 /** Serialises start-up of the cluster between processes sharing one DATA_DIR. */
 async function withStartLock<T>(paths: Paths, fn: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + 60_000;
@@ -107,18 +163,19 @@ async function withStartLock<T>(paths: Paths, fn: () => Promise<T>): Promise<T> 
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(fs.readFileSync(paths.lock, 'utf8'));
-      if (!Number.isInteger(holder) || !alive(holder)) {
+      if (staleLock(paths.lock)) {
         fs.rmSync(paths.lock, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`another process (pid ${holder}) holds ${paths.lock}`);
+      if (Date.now() > deadline) throw new Error(`another process (pid ${pidIn(paths.lock)}) holds ${paths.lock}`);
       await sleep(100);
     }
   }
+  held.add(paths.lock);
   try {
     return await fn();
   } finally {
+    held.delete(paths.lock);
     fs.rmSync(paths.lock, { force: true });
   }
 }
@@ -140,6 +197,18 @@ function postgresUser(): { uid: number; gid: number } | undefined {
 }
 
 async function initialise(paths: Paths): Promise<void> {
+  // Built in a directory of its own and moved into place once complete, password included: a
+  // start killed half-way (its initdb may well run on, orphaned) leaves only such a directory,
+  // which the next one removes, not a cluster without a password that no start could use.
+  const prefix = `${path.basename(paths.cluster)}.init-`;
+  for (const entry of fs.readdirSync(paths.root).filter((name) => name.startsWith(prefix))) {
+    try {
+      fs.rmSync(path.join(paths.root, entry), { recursive: true, force: true });
+    } catch {
+      // An orphaned initdb still writing into it: left behind, it is in no one's way.
+    }
+  }
+  const staging = path.join(paths.root, `${prefix}${process.pid}`);
   const password = randomBytes(24).toString('base64url');
   // Imported only here: the library registers process-exit hooks on import (through
   // async-exit-hook), which a server started against DATABASE_URL must not get. We drop exactly
@@ -152,7 +221,7 @@ async function initialise(paths: Paths): Promise<void> {
   };
   for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
   const instance = new EmbeddedPostgres({
-    databaseDir: paths.cluster,
+    databaseDir: staging,
     user: USER,
     password,
     authMethod: 'scram-sha-256',
@@ -163,9 +232,20 @@ async function initialise(paths: Paths): Promise<void> {
   });
   await instance.initialise();
   fs.writeFileSync(paths.password, password, { mode: 0o600 });
+  fs.renameSync(staging, paths.cluster);
 }
 
-async function waitReady(url: string, child: { exitCode: number | null }, logPath: string): Promise<void> {
+/**
+ * What a new postmaster refuses to start for while a crashed predecessor is going away (a zombie
+ * of it named in postmaster.pid, its backends still attached to the old shared memory), or when
+ * the port we found free was taken meanwhile: each passes, so another try is worth it.
+ */
+const TRANSIENT = /lock file "postmaster\.pid" already exists|pre-existing shared memory block .* is still in use|could not create any TCP\/IP sockets/;
+
+class TransientStartError extends Error {}
+
+/** Waits until the server accepts connections; `logStart` is where this start's log begins. */
+async function waitReady(url: string, child: { exitCode: number | null }, logPath: string, logStart: number): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const client = new pg.Client({ connectionString: url.replace(/\/[^/]*$/, '/postgres') });
@@ -176,8 +256,11 @@ async function waitReady(url: string, child: { exitCode: number | null }, logPat
     } catch (error) {
       await client.end().catch(() => undefined);
       if (child.exitCode !== null || Date.now() > deadline) {
-        const tail = fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8').split('\n').slice(-8).join('\n') : '';
-        throw new Error(`embedded PostgreSQL did not start (${(error as Error).message}); log ${logPath}:\n${tail}`);
+        const log = fs.existsSync(logPath) ? fs.readFileSync(logPath) : Buffer.alloc(0);
+        const tail = log.toString('utf8').split('\n').slice(-8).join('\n');
+        const message = `embedded PostgreSQL did not start (${(error as Error).message}); log ${logPath}:\n${tail}`;
+        const transient = child.exitCode !== null && TRANSIENT.test(log.subarray(logStart).toString('utf8'));
+        throw transient ? new TransientStartError(message) : new Error(message);
       }
       await sleep(50);
     }
@@ -213,7 +296,7 @@ function ownerAlive(paths: Paths): boolean {
   } catch {
     return false;
   }
-  return Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner);
+  return Number.isInteger(owner) && owner > 0 && !ours(owner) && alive(owner);
 }
 
 /** This process now stops the server; called under the start lock. */
@@ -229,40 +312,62 @@ function own(paths: Paths, pid: number, url: string): EmbeddedDatabase {
   };
 }
 
+/** Starts a postmaster on the cluster and waits until it serves our database. */
+async function startServer(paths: Paths): Promise<{ pid: number; url: string }> {
+  const { postgres } = await binaries();
+  const password = fs.readFileSync(paths.password, 'utf8');
+  const port = await freePort();
+  const log = fs.openSync(paths.log, 'a');
+  const logStart = fs.fstatSync(log).size;
+  const user = postgresUser();
+  if (user) fs.chownSync(paths.cluster, user.uid, user.gid);
+  const child = spawn(
+    postgres,
+    [
+      '-D', paths.cluster, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200',
+      // A failed statement's DETAIL (the key of a unique violation) and CONTEXT (the JSON a parse
+      // error is about) copy request data, personal data among it, into this log, which a GDPR
+      // erasure cannot clean: only the message itself is logged.
+      '-c', 'log_error_verbosity=terse',
+    ],
+    { detached: true, stdio: ['ignore', log, log], ...(user ?? {}) },
+  );
+  fs.closeSync(log);
+  child.unref();
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('could not spawn the embedded PostgreSQL');
+  const url = urlFor(port, password);
+  await waitReady(url, child, paths.log, logStart);
+  await ensureDatabase(port, password);
+  return { pid, url };
+}
+
 /** Joins the running embedded server of `dataDir`, or initialises and starts one. */
 export async function openEmbedded(dataDir: string, options: { startIfStopped?: boolean } = {}): Promise<EmbeddedDatabase> {
   const paths = pathsFor(dataDir);
   fs.mkdirSync(paths.root, { recursive: true });
   return withStartLock(paths, async () => {
-    const running = runningServer(paths);
-    if (running) {
-      const url = urlFor(running.port, fs.readFileSync(paths.password, 'utf8'));
-      if (!ownerAlive(paths)) return own(paths, running.pid, url);
-      return { url, owned: false, stop: async () => undefined };
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const running = runningServer(paths);
+      if (running) {
+        const url = urlFor(running.port, fs.readFileSync(paths.password, 'utf8'));
+        if (!ownerAlive(paths)) return own(paths, running.pid, url);
+        return { url, owned: false, stop: async () => undefined };
+      }
+      if (options.startIfStopped === false) throw new Error(`no embedded PostgreSQL is running for ${dataDir}`);
+      if (!fs.existsSync(path.join(paths.cluster, 'PG_VERSION'))) {
+        fs.rmSync(paths.cluster, { recursive: true, force: true });
+        await initialise(paths);
+      }
+      removeStalePidFile(paths);
+      try {
+        const { pid, url } = await startServer(paths);
+        return own(paths, pid, url);
+      } catch (error) {
+        if (!(error instanceof TransientStartError) || Date.now() > deadline) throw error;
+        await sleep(250);
+      }
     }
-    if (options.startIfStopped === false) throw new Error(`no embedded PostgreSQL is running for ${dataDir}`);
-    if (!fs.existsSync(path.join(paths.cluster, 'PG_VERSION'))) {
-      fs.rmSync(paths.cluster, { recursive: true, force: true });
-      await initialise(paths);
-    }
-    const { postgres } = await binaries();
-    const password = fs.readFileSync(paths.password, 'utf8');
-    const port = await freePort();
-    const log = fs.openSync(paths.log, 'a');
-    const user = postgresUser();
-    if (user) fs.chownSync(paths.cluster, user.uid, user.gid);
-    const child = spawn(
-      postgres,
-      ['-D', paths.cluster, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-      { detached: true, stdio: ['ignore', log, log], ...(user ?? {}) },
-    );
-    fs.closeSync(log);
-    child.unref();
-    const pid = child.pid;
-    if (pid === undefined) throw new Error('could not spawn the embedded PostgreSQL');
-    const url = urlFor(port, password);
-    await waitReady(url, child, paths.log);
-    await ensureDatabase(port, password);
-    return own(paths, pid, url);
   });
 }
