@@ -28,7 +28,7 @@ export interface Measurement {
   total: number;
   /** End-to-end scenarios: acknowledged work that never arrived (or never finished) within the grace period. */
   lost?: number;
-  /** End-to-end scenarios: jobs still pending in graphile_worker when the load stopped. */
+  /** End-to-end scenarios: work still pending in its queue when the load stopped. */
   backlog?: number;
   /** What else a scenario measured, kept in the JSON (not in the table). */
   details?: Record<string, unknown>;

@@ -1,14 +1,3 @@
--- Lets a request transaction running as immogate_tenant enqueue its job in the same
--- transaction: graphile_worker's tables stay closed to the tenant role, this one door is open.
-CREATE FUNCTION immogate_add_job(
-  identifier text,
-  payload json,
-  queue_name text DEFAULT NULL,
-  run_at timestamptz DEFAULT NULL,
-  max_attempts integer DEFAULT NULL,
-  job_key text DEFAULT NULL
-) RETURNS bigint LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
-  SELECT (graphile_worker.add_job(identifier, payload, queue_name, run_at, max_attempts, job_key)).id;
-$$;
-REVOKE ALL ON FUNCTION immogate_add_job(text, json, text, timestamptz, integer, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION immogate_add_job(text, json, text, timestamptz, integer, text) TO immogate_tenant;
+-- Kept so that migration numbers stay in step: the function it created, a door into graphile-worker,
+-- is gone since 010 moved work into our own tables.
+SELECT 1;

@@ -41,7 +41,7 @@ async function withDatabase<T>(config: Config, fn: (pool: Pool) => Promise<T>): 
   const database = await openDatabase(config);
   const pool = createPool(database.url, 2);
   try {
-    const applied = await prepareDatabase(pool, createLogger({ logLevel: 'warn' }));
+    const applied = await prepareDatabase(pool);
     for (const name of applied) progress(`applied migration ${name}`);
     return await fn(pool);
   } finally {
@@ -128,7 +128,7 @@ export function buildCli(): Command {
       const pool = createPool(database.url, 2);
       try {
         progress(`migrating ${database.description}`);
-        const applied = await prepareDatabase(pool, createLogger({ logLevel: 'warn' }));
+        const applied = await prepareDatabase(pool);
         for (const name of applied) progress(`applied ${name}`);
         print(json(), { applied }, () => (applied.length === 0 ? 'database is up to date' : `applied ${applied.length} migration(s)`));
       } finally {

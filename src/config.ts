@@ -12,7 +12,14 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Classifieds one worker processes at once. */
   readonly workerConcurrency: number;
+  /** Webhook delivery attempts one worker makes at once. */
+  readonly webhookConcurrency: number;
+  /** Seconds a worker's claim on an item lasts unless renewed: how soon work of a dead worker is taken over. */
+  readonly workerLeaseSeconds: number;
+  /** Days finished webhook deliveries, and deleted classifieds with their statuses, are kept. */
+  readonly deliveryRetentionDays: number;
   /** Lets outbound calls (webhooks, media fetches) reach loopback and private ranges. */
   readonly allowPrivateTargets: boolean;
   /** Seconds to wait between delivery attempts. */
@@ -177,7 +184,10 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: databaseUrl(env),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     logLevel: logLevel as Config['logLevel'],
-    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 10, 1, 1000),
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 16, 1, 1000),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10000),
+    workerLeaseSeconds: integer(env, 'WORKER_LEASE_SECONDS', 10, 2, 3600),
+    deliveryRetentionDays: integer(env, 'DELIVERY_RETENTION_DAYS', 30, 1, 36500),
     allowPrivateTargets: boolean(env, 'ALLOW_PRIVATE_TARGETS', false),
     webhookRetrySchedule: Object.freeze(retrySchedule(env)),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { Runner } from 'graphile-worker';
 import pg from 'pg';
 import type { ApiModule } from './apis/module.js';
 import { buildApp } from './app.js';
@@ -9,12 +8,12 @@ import { KeyStore } from './platform/auth/keys.js';
 import { openEmbedded } from './platform/db/embedded.js';
 import { migrate } from './platform/db/migrate.js';
 import { createPool, inTransaction, type Pool } from './platform/db/pool.js';
-import { DELIVER_WEBHOOK, deliverWebhookJob } from './platform/delivery/index.js';
-import { JOBS } from './platform/jobs/registry.js';
-import { startWorker } from './platform/jobs/worker.js';
-import { graphileLogger, type Logger } from './platform/log.js';
+import { deliveryStream } from './platform/delivery/index.js';
+import type { Logger } from './platform/log.js';
 import { createMetrics } from './platform/metrics.js';
 import { API_MODULES } from './apis/index.js';
+import { PLATFORM_TASKS } from './platform/work/tasks.js';
+import { startWorker, type Worker } from './platform/work/worker.js';
 
 export interface Database {
   url: string;
@@ -54,8 +53,8 @@ export async function openDatabase(config: Config): Promise<Database> {
 export const DEMO_INTERMEDIARY = 'demo-agency';
 
 /** Applies pending migrations; returns the names applied. */
-export async function prepareDatabase(pool: Pool, logger: Logger): Promise<string[]> {
-  return migrate(pool, graphileLogger(logger));
+export async function prepareDatabase(pool: Pool): Promise<string[]> {
+  return migrate(pool);
 }
 
 /**
@@ -110,15 +109,15 @@ function listenError(error: unknown, config: Config): unknown {
 
 export interface Services {
   app?: FastifyInstance;
-  worker?: Runner;
+  worker?: Worker;
   address?: string;
   stop(): Promise<void>;
 }
 
 /**
- * Starts the HTTP server and/or the job worker on one database. The worker gets a pool of its
- * own so long jobs never take connections from requests. stop() drains in-flight requests,
- * lets running jobs finish, closes the pools and stops an embedded database this process started.
+ * Starts the HTTP server and/or the worker on one database. stop() drains in-flight requests,
+ * lets running work finish (its claims go back to the queue), closes the pools and stops an
+ * embedded database this process started.
  */
 export async function startServices(
   config: Config,
@@ -129,8 +128,8 @@ export async function startServices(
   const database = await openDatabase(config);
   const pools: Pool[] = [];
   let app: FastifyInstance | undefined;
-  let worker: Runner | undefined;
-  // Order matters: drain requests, let running jobs finish, then close connections and the database.
+  let worker: Worker | undefined;
+  // Order matters: drain requests, let running work finish, then close connections and the database.
   const cleanup = async () => {
     await app?.close();
     await worker?.stop();
@@ -140,33 +139,36 @@ export async function startServices(
   try {
     const pool = createPool(database.url, config.databasePoolSize);
     pools.push(pool);
-    const applied = await prepareDatabase(pool, logger);
+    const applied = await prepareDatabase(pool);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     const demo = roles.server ? await ensureDemoClient(pool) : undefined;
     if (demo) (options.onFirstRun ?? ((message) => process.stdout.write(message + '\n')))(firstRunMessage(config, demo));
 
+    const modules = options.apis ?? API_MODULES;
+    const sources = Object.assign({}, ...modules.map((module) => module.deliverySources ?? {}));
+    const streams = [deliveryStream({ sources }), ...modules.flatMap((module) => module.streams ?? [])];
     let address: string | undefined;
     if (roles.server) {
       const keys = await KeyStore.open(pool);
-      app = await buildApp({ config, pool, keys, metrics: createMetrics(pool), logger, apis: options.apis ?? API_MODULES });
+      app = await buildApp({ config, pool, keys, metrics: createMetrics(pool, streams), logger, apis: modules });
       address = await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
         throw listenError(error, config);
       });
       logger.info({ address, publicUrl: config.publicUrl, database: database.description }, 'immogate listening');
     }
     if (roles.worker) {
-      const workerPool = createPool(database.url, config.workerConcurrency + 2);
+      // A pool of its own: work never takes connections from requests.
+      const workerPool = createPool(database.url, config.databasePoolSize);
       pools.push(workerPool);
-      const modules = options.apis ?? API_MODULES;
-      // The delivery job is rebuilt with every API's hooks, so worker-only processes have them too.
-      const sources = Object.assign({}, ...modules.map((module) => module.deliverySources ?? {}));
-      const jobs = [
-        ...JOBS.filter((job) => job.name !== DELIVER_WEBHOOK),
-        deliverWebhookJob({ sources }),
-        ...modules.flatMap((module) => module.jobs ?? []),
-      ];
-      worker = await startWorker({ pool: workerPool, logger, config, jobs });
-      logger.info({ concurrency: config.workerConcurrency }, 'worker started');
+      worker = await startWorker({
+        pool: workerPool,
+        databaseUrl: database.url,
+        logger,
+        config,
+        streams,
+        tasks: [...PLATFORM_TASKS, ...modules.flatMap((module) => module.tasks ?? [])],
+      });
+      logger.info({ workerId: worker.workerId, concurrency: config.workerConcurrency, webhookConcurrency: config.webhookConcurrency }, 'worker started');
     }
     let stopping: Promise<void> | undefined;
     return {

@@ -7,8 +7,6 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { processingJob } from '../src/apis/classifieds/processing.js';
-import { createLogger } from '../src/platform/log.js';
 import { minimalClassified } from './fixtures/classifieds.js';
 import {
   createTestDatabase,
@@ -314,20 +312,19 @@ describe('updates and deletes', () => {
     assert.equal((await call('POST', '/classifieds', body)).status, 202);
   });
 
-  it('a revision processed again (a job re-run after a crash) adds no status twice and fetches nothing twice', async () => {
+  it('a revision processed again (after a crash) adds no status twice, sends no webhook twice and fetches nothing twice', async () => {
     const id = await post(acceptable(['SL'], ['/ok/f1.jpg']));
     const before = await processed(id, 1);
-    // Undo the "processed" mark, as if the worker had crashed just before recording it.
+    // Undo the "processed" mark and queue the classified again, as if a worker had crashed just
+    // before its outcome committed (with the statuses of a step and an outcome already there).
     await server.pool.query('UPDATE classified_revisions SET processed_at = NULL WHERE classified_id = $1', [id]);
-    const context = {
-      pool: server.pool,
-      logger: createLogger({ logLevel: 'silent' }),
-      config: server.config,
-      attempt: 2,
-      jobId: 'rerun',
-      signal: new AbortController().signal,
-    };
-    await processingJob.handler({ classifiedId: id, revision: 1 }, context);
+    await server.pool.query("INSERT INTO caas_processing_queue (classified_id, environment, agency_id) VALUES ($1, 'production', 'agency-1')", [id]);
+    await processed(id, 1);
+    await waitFor(
+      'the queue row to go',
+      async () => (await server.pool.query('SELECT 1 FROM caas_processing_queue WHERE classified_id = $1', [id])).rowCount,
+      (count) => count === 0,
+    );
     assert.deepEqual(await statuses(id), before);
     assert.equal(hits.get('/ok/f1.jpg'), 1);
   });

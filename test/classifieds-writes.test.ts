@@ -1,7 +1,7 @@
 /**
  * The classifieds write path through real HTTP: POST, PUT and DELETE are acknowledged with 202
- * only once the revision, its RECEIVED status and its job are committed; the spec's rules refuse
- * bad writes whole. The worker is off here, so the queued jobs stay visible.
+ * only once the revision, its RECEIVED status and its processing queue row are committed; the
+ * spec's rules refuse bad writes whole. The worker is off here, so what is queued stays visible.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -95,14 +95,19 @@ async function statusesOf(id: string): Promise<Body[]> {
   return rows;
 }
 
-async function jobsOf(id: string): Promise<Body[]> {
+/** The classified's row in the processing queue, with the revisions waiting there. */
+async function queuedOf(id: string): Promise<Body[]> {
   const { rows } = await server.pool.query(
-    `SELECT j.task_identifier, j.queue_name, p.payload
-       FROM graphile_worker.jobs j JOIN graphile_worker._private_jobs p USING (id)
-      WHERE p.payload ->> 'classifiedId' = $1 ORDER BY j.id`,
+    `SELECT q.environment, q.agency_id, q.claimed_by,
+            ARRAY(SELECT revision FROM classified_revisions r WHERE r.classified_id = q.classified_id AND r.processed_at IS NULL ORDER BY revision) AS revisions
+       FROM caas_processing_queue q WHERE q.classified_id = $1`,
     [id],
   );
   return rows;
+}
+
+async function pendingRevisions(id: string): Promise<number[]> {
+  return (await queuedOf(id)).flatMap((row) => row.revisions);
 }
 
 async function count(table: string): Promise<number> {
@@ -115,7 +120,7 @@ async function tableCounts(): Promise<number[]> {
 }
 
 describe('POST /classifieds', () => {
-  it('acknowledges a large realistic classified with 202, its revision, RECEIVED status and processing job committed', async () => {
+  it('acknowledges a large realistic classified with 202, its revision, RECEIVED status and processing queue row committed', async () => {
     const body = realisticClassified();
     const id = acknowledged(await call('POST', '/classifieds', body), 1);
     const { rows } = await server.pool.query('SELECT environment, agency_id, offerer_estate_id, revision, payload FROM classifieds WHERE id = $1', [id]);
@@ -132,9 +137,7 @@ describe('POST /classifieds', () => {
         message: 'The POST of revision 1 was received and is queued for processing',
       },
     ]);
-    assert.deepEqual(await jobsOf(id), [
-      { task_identifier: 'caas:process_revision', queue_name: `caas:classified:${id}`, payload: { classifiedId: id, revision: 1 } },
-    ]);
+    assert.deepEqual(await queuedOf(id), [{ environment: 'production', agency_id: 'agency-1', claimed_by: null, revisions: [1] }]);
     const media = await server.pool.query('SELECT url FROM classified_media WHERE classified_id = $1 ORDER BY url', [id]);
     assert.deepEqual(media.rows.map((row) => row.url), body.media!.map((m) => m.url).sort());
   });
@@ -257,10 +260,7 @@ describe('PUT /classifieds/{classifiedId}', () => {
     acknowledged(await call('PUT', `/classifieds/${id}`, body), 3, 'PUT');
     const { rows } = await server.pool.query("SELECT revision, payload -> 'data' -> 'location' ->> 'city' AS city FROM classifieds WHERE id = $1", [id]);
     assert.deepEqual(rows, [{ revision: 3, city: 'Lille' }]);
-    assert.deepEqual(
-      (await jobsOf(id)).map((job) => job.payload.revision),
-      [1, 2, 3],
-    );
+    assert.deepEqual(await pendingRevisions(id), [1, 2, 3]);
   });
 
   it('answers 412 to an If-Match that is not the current ETag, and changes nothing', async () => {
@@ -274,7 +274,7 @@ describe('PUT /classifieds/{classifiedId}', () => {
     assert.deepEqual(rows, [{ revision: 1, city: 'Paris' }]);
   });
 
-  it('records a PUT equal to the current payload as an unchanged update, with no processing job', async () => {
+  it('records a PUT equal to the current payload as an unchanged update, with nothing to process', async () => {
     const body = classified();
     const id = acknowledged(await call('POST', '/classifieds', body), 1);
     // Same content, members in another order.
@@ -291,7 +291,7 @@ describe('PUT /classifieds/{classifiedId}', () => {
       },
       { revision: 2, status: 'UPDATED', sub_status: null, stage: 'accepted', portals: ['BUCOM'], message: 'Unchanged: the payload equals revision 1; nothing was processed' },
     ]);
-    assert.deepEqual((await jobsOf(id)).map((job) => job.payload.revision), [1]);
+    assert.deepEqual(await pendingRevisions(id), [1]);
   });
 
   it('replaces the media URLs: kept ones keep their mediaId, new ones get one, dropped ones are freed', async () => {
@@ -335,11 +335,11 @@ describe('PUT /classifieds/{classifiedId}', () => {
 });
 
 describe('DELETE /classifieds/{classifiedId}', () => {
-  it('acknowledges with a new revision and job; a repeated DELETE is acknowledged again with nothing new; a PUT after it is 404', async () => {
+  it('acknowledges with a new revision to process; a repeated DELETE is acknowledged again with nothing new; a PUT after it is 404', async () => {
     const id = acknowledged(await call('POST', '/classifieds', classified()), 1);
     acknowledged(await call('DELETE', `/classifieds/${id}`), 2, 'DELETE');
     acknowledged(await call('DELETE', `/classifieds/${id}`), 2, 'DELETE');
-    assert.deepEqual((await jobsOf(id)).map((job) => job.payload.revision), [1, 2]);
+    assert.deepEqual(await pendingRevisions(id), [1, 2]);
     assert.deepEqual((await statusesOf(id)).at(-1), {
       revision: 2,
       status: 'RECEIVED',
@@ -354,6 +354,6 @@ describe('DELETE /classifieds/{classifiedId}', () => {
   it('answers 404 for another agency\'s classified and leaves it alone', async () => {
     const id = acknowledged(await call('POST', '/classifieds', classified()), 1);
     problem(await call('DELETE', `/classifieds/${id}`, undefined, {}, '/caas/v4', otherAgencyToken), 404, 'Not found', `No classified ${id}`);
-    assert.deepEqual((await jobsOf(id)).map((job) => job.payload.revision), [1]);
+    assert.deepEqual(await pendingRevisions(id), [1]);
   });
 });

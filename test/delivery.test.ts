@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { Runner } from 'graphile-worker';
 import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig, type Config } from '../src/config.js';
@@ -10,18 +9,18 @@ import { createPool, inTransaction, type Pool } from '../src/platform/db/pool.js
 import { withTenant } from '../src/platform/db/tenant.js';
 import {
   cancelDeliveries,
-  DELIVER_WEBHOOK,
-  deliverWebhookJob,
+  deliveryStream,
   lastSuccess,
   recentAttempts,
   redeliver,
   retargetDeliveries,
   scheduleDelivery,
   type DeliverySpec,
+  type DeliveryStreamOptions,
   type GoneContext,
 } from '../src/platform/delivery/index.js';
-import { JOBS, type JobDefinition } from '../src/platform/jobs/registry.js';
-import { startWorker } from '../src/platform/jobs/worker.js';
+import type { WorkStream } from '../src/platform/work/stream.js';
+import { startWorker, type Worker } from '../src/platform/work/worker.js';
 import { createLogger } from '../src/platform/log.js';
 import { createTestDatabase, waitFor, type TestDatabase } from './helpers.js';
 
@@ -101,19 +100,21 @@ const testSources = {
   },
 };
 
-/** JOBS with the delivery job rebuilt around the test's source hooks and, if given, shorter receiver timeouts. */
-function jobsWith(options: Parameters<typeof deliverWebhookJob>[0]): JobDefinition[] {
-  return [...JOBS.filter((job) => job.name !== DELIVER_WEBHOOK), deliverWebhookJob(options)];
+/** The delivery stream around the test's source hooks and, if given, shorter receiver timeouts. */
+function streamsWith(options: DeliveryStreamOptions): WorkStream<any>[] {
+  return [deliveryStream(options)];
 }
 
-async function withWorker(jobs: readonly JobDefinition[], fn: (runner: Runner) => Promise<void>, workerConfig = config): Promise<void> {
-  const workerPool = createPool(database.url, workerConfig.workerConcurrency + 2);
-  let runner: Runner | undefined;
+const STREAMS = streamsWith({});
+
+async function withWorker(streams: readonly WorkStream<any>[], fn: (worker: Worker) => Promise<void>, workerConfig = config): Promise<void> {
+  const workerPool = createPool(database.url, 4);
+  let worker: Worker | undefined;
   try {
-    runner = await startWorker({ pool: workerPool, logger, config: workerConfig, jobs });
-    await fn(runner);
+    worker = await startWorker({ pool: workerPool, databaseUrl: database.url, logger, config: workerConfig, streams, tasks: [] });
+    await fn(worker);
   } finally {
-    await runner?.stop().catch(() => undefined);
+    await worker?.stop().catch(() => undefined);
     await workerPool.end();
   }
 }
@@ -149,13 +150,13 @@ async function attempts(id: string): Promise<AttemptRow[]> {
   return rows;
 }
 
-async function jobsOf(id: string): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM graphile_worker.jobs j JOIN graphile_worker._private_jobs p USING (id)
-      WHERE j.task_identifier = $1 AND p.payload->>'deliveryId' = $2`,
-    [DELIVER_WEBHOOK, id],
+/** Whether the delivery waits in the queue, due now and held by no worker. */
+async function dueNow(id: string): Promise<boolean> {
+  const { rows } = await pool.query<{ due: boolean }>(
+    "SELECT state = 'PENDING' AND next_attempt_at <= now() AND claimed_by IS NULL AS due FROM webhook_deliveries WHERE id = $1",
+    [id],
   );
-  return (rows[0] as { n: number }).n;
+  return rows[0]?.due === true;
 }
 
 let counter = 0;
@@ -188,7 +189,7 @@ function verified(request: Received, payload: unknown, secret = SECRET): string 
 // ---- tests ----
 
 describe('scheduling', () => {
-  it('adds the delivery and its job with the caller’s transaction, under withTenant too: a rollback leaves neither', async () => {
+  it('adds the delivery, due at once, with the caller’s transaction, under withTenant too: a rollback leaves nothing', async () => {
     const tenant = { environment: 'sandbox', agencyId: 'agency-1' } as const;
     let rolledBack = '';
     await assert.rejects(
@@ -200,11 +201,10 @@ describe('scheduling', () => {
       { message: 'the lead write failed' },
     );
     assert.equal((await pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = $1', [rolledBack])).rows[0].n, 0);
-    assert.equal(await jobsOf(rolledBack), 0);
 
     const committed = await withTenant(pool, tenant, (client) => scheduleDelivery(client, spec(script('/never'))));
     assert.deepEqual(await delivery(committed), { state: 'PENDING', attempts: 0, delivered: false });
-    assert.equal(await jobsOf(committed), 1);
+    assert.equal(await dueNow(committed), true);
     await pool.query("UPDATE webhook_deliveries SET state = 'CANCELLED' WHERE id = $1", [committed]);
   });
 
@@ -242,7 +242,7 @@ describe('delivery', () => {
   it('POSTs the JSON payload signed with Standard Webhooks headers the standardwebhooks package verifies, with X-Api-Key', { timeout: 30_000 }, async () => {
     const s = spec(script('/hooks/lead'));
     const id = await schedule(s);
-    await withWorker(JOBS, async () => {
+    await withWorker(STREAMS, async () => {
       await settled(id, 'DELIVERED');
     });
     const [request, ...more] = requestsTo('/hooks/lead');
@@ -260,13 +260,12 @@ describe('delivery', () => {
 
     assert.deepEqual(await delivery(id), { state: 'DELIVERED', attempts: 1, delivered: true });
     assert.deepEqual(await attempts(id), [{ attempt: 1, status_code: 200, error: null, finished: true }]);
-    assert.equal(await jobsOf(id), 0);
   });
 
   it('retries a receiver that fails twice, then delivers: each attempt recorded, the webhook-id the same', { timeout: 30_000 }, async () => {
     const s = spec(script('/flaky', 503, 500));
     const id = await schedule(s);
-    await withWorker(JOBS, async () => {
+    await withWorker(STREAMS, async () => {
       await settled(id, 'DELIVERED');
     });
     const requests = requestsTo('/flaky');
@@ -307,7 +306,7 @@ describe('delivery', () => {
   it('waits at least as long as the receiver’s Retry-After asks', { timeout: 30_000 }, async () => {
     const s = spec(script('/busy', { status: 429, headers: { 'retry-after': '2' } }));
     const id = await schedule(s);
-    await withWorker(JOBS, async () => {
+    await withWorker(STREAMS, async () => {
       await settled(id, 'DELIVERED');
     });
     assert.deepEqual(
@@ -328,7 +327,7 @@ describe('delivery', () => {
   it('times out on a receiver that hangs, and retries', { timeout: 30_000 }, async () => {
     const s = spec(script('/slow', 'hang'));
     const id = await schedule(s);
-    await withWorker(jobsWith({ sources: testSources, timeouts: { headersTimeoutMs: 300 } }), async () => {
+    await withWorker(streamsWith({ sources: testSources, timeouts: { headersTimeoutMs: 300 } }), async () => {
       await settled(id, 'DELIVERED');
     });
     assert.deepEqual(await attempts(id), [
@@ -348,12 +347,7 @@ describe('delivery', () => {
     const elsewhere = await schedule(spec(script('/gone-other', 503, 503, 503, 503), { subscriptionId: 'sub-unrelated' }));
     // `later` waits for a retry an hour away, as if an earlier attempt had failed.
     await pool.query("UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [later]);
-    await pool.query(
-      `SELECT graphile_worker.reschedule_jobs(array_agg(j.id), run_at := now() + interval '1 hour')
-         FROM graphile_worker.jobs j JOIN graphile_worker._private_jobs p USING (id) WHERE p.payload->>'deliveryId' = $1`,
-      [later],
-    );
-    await withWorker(jobsWith({ sources: testSources }), async () => {
+    await withWorker(streamsWith({ sources: testSources }), async () => {
       await settled(first, 'FAILED');
       await settled(elsewhere, 'FAILED');
     });
@@ -374,7 +368,7 @@ describe('delivery', () => {
     const mine = spec(`${receiverBase}${path}`);
     const a = await schedule(mine);
     const b = await schedule(spec(`${receiverBase}${path}`, { agencyId: 'agency-2' }));
-    await withWorker(JOBS, async () => {
+    await withWorker(STREAMS, async () => {
       await settled(a, 'FAILED');
       await settled(b, 'FAILED');
     });
@@ -382,7 +376,6 @@ describe('delivery', () => {
       (await attempts(a)).map((x) => [x.attempt, x.status_code, x.error]),
       [1, 2, 3, 4].map((n) => [n, 503, 'receiver answered HTTP 503']),
     );
-    assert.equal(await jobsOf(a), 0);
 
     // The receiver is back. Redeliver agency-1's failures by time, then agency-2's delivery by id.
     assert.deepEqual(scripts.get(path), []);
@@ -390,7 +383,7 @@ describe('delivery', () => {
     assert.deepEqual(await redeliver(pool, { source: 'test', environment: 'production', since }), []);
     assert.deepEqual(await redeliver(pool, { deliveryId: b }), [b]);
     assert.deepEqual(await redeliver(pool, { deliveryId: '00000000-0000-4000-8000-000000000000' }), []);
-    await withWorker(JOBS, async () => {
+    await withWorker(STREAMS, async () => {
       await settled(a, 'DELIVERED');
       await settled(b, 'DELIVERED');
     });
@@ -425,7 +418,7 @@ describe('delivery', () => {
         1,
       );
     });
-    await withWorker(JOBS, async () => {
+    await withWorker(STREAMS, async () => {
       await settled(movedId, 'DELIVERED');
     });
     assert.deepEqual(await delivery(cancelled), { state: 'CANCELLED', attempts: 0, delivered: false });
@@ -441,7 +434,7 @@ describe('delivery', () => {
   it('applies the address policy: without ALLOW_PRIVATE_TARGETS a loopback receiver is refused, each attempt saying why', { timeout: 30_000 }, async () => {
     const id = await schedule(spec(script('/private')));
     const strict = loadConfig({ DATABASE_URL: database.url, ...settings, ALLOW_PRIVATE_TARGETS: 'false' });
-    await withWorker(JOBS, async () => {
+    await withWorker(STREAMS, async () => {
       await settled(id, 'FAILED');
     }, strict);
     const refusal = 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow';
@@ -455,17 +448,18 @@ describe('delivery', () => {
   it('lets a worker shut down during a hanging attempt: the attempt is recorded as interrupted and the next worker delivers', { timeout: 30_000 }, async () => {
     const s = spec(script('/stuck', 'hang'));
     const id = await schedule(s);
-    // No grace: stop() aborts running jobs at once. The receiver timeouts (10 s) are not what ends the call.
+    // No grace: stop() aborts running attempts at once. The receiver timeouts (10 s) are not what ends the call.
     const impatient = loadConfig({ DATABASE_URL: database.url, ...settings, SHUTDOWN_GRACE_SECONDS: '0' });
-    await withWorker(JOBS, async (runner) => {
+    await withWorker(STREAMS, async (worker) => {
       await waitFor('the receiver to be called', async () => requestsTo('/stuck').length, (n) => n === 1);
-      await runner.stop();
+      await worker.stop();
     }, impatient);
     assert.deepEqual(await attempts(id), [{ attempt: 1, status_code: null, error: 'interrupted: the worker shut down during the attempt', finished: true }]);
     assert.deepEqual(await delivery(id), { state: 'PENDING', attempts: 1, delivered: false });
-    assert.equal(await jobsOf(id), 1);
+    // Given back for the next worker at once, not after a lease.
+    assert.equal(await dueNow(id), true);
 
-    await withWorker(JOBS, async () => {
+    await withWorker(STREAMS, async () => {
       await settled(id, 'DELIVERED');
     });
     assert.deepEqual(
@@ -485,14 +479,17 @@ describe('delivery', () => {
     const s = spec(script('/crash'));
     const id = await schedule(s);
     // What a worker that died during its call leaves behind: the attempt claimed, never finished,
-    // its lease run out; graphile-worker hands the job out again once its lock expires.
-    await pool.query("UPDATE webhook_deliveries SET attempts = 1, round_attempts = 1, next_attempt_at = now() - interval '1 second' WHERE id = $1", [id]);
+    // its lease run out (nobody renews it), so the next claim takes it.
+    await pool.query(
+      "UPDATE webhook_deliveries SET attempts = 1, round_attempts = 1, next_attempt_at = now() - interval '1 second', claimed_by = gen_random_uuid() WHERE id = $1",
+      [id],
+    );
     await pool.query(
       `INSERT INTO webhook_attempts (delivery_id, attempt, environment, agency_id, source, subscription_id)
        SELECT id, 1, environment, agency_id, source, subscription_id FROM webhook_deliveries WHERE id = $1`,
       [id],
     );
-    await withWorker(JOBS, async () => {
+    await withWorker(STREAMS, async () => {
       await settled(id, 'DELIVERED');
     });
     assert.deepEqual(await attempts(id), [
@@ -502,8 +499,8 @@ describe('delivery', () => {
     assert.equal(verified(requestsTo('/crash')[0] as Received, s.payload), id);
   });
 
-  it('when recording an outcome fails, keeps the attempt open and sends again once its lease ends', { timeout: 30_000 }, async () => {
-    // A source whose subscription store fails once: the 410's transaction rolls back, the job fails.
+  it('when recording an outcome fails, keeps the attempt open, gives the delivery back and sends again', { timeout: 30_000 }, async () => {
+    // A source whose subscription store fails once: the 410's transaction rolls back, the run throws.
     const calls: string[] = [];
     const fragile = {
       fragile: {
@@ -515,30 +512,8 @@ describe('delivery', () => {
     };
     const s = spec(script('/gone-again', 410, 410), { source: 'fragile', subscriptionId: 'sub-fragile' });
     const id = await schedule(s);
-    const job = async () =>
-      (
-        await pool.query<{ id: string; last_error: string | null; due: boolean; leased_until: Date }>(
-          `SELECT j.id, j.last_error, j.run_at = d.next_attempt_at AS due, d.next_attempt_at AS leased_until
-             FROM graphile_worker.jobs j JOIN graphile_worker._private_jobs p USING (id)
-             JOIN webhook_deliveries d ON d.id::text = p.payload->>'deliveryId' WHERE d.id = $1`,
-          [id],
-        )
-      ).rows;
-    const fastForward = async (jobId: string) => {
-      await pool.query('UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1', [id]);
-      await pool.query('SELECT graphile_worker.reschedule_jobs(ARRAY[$1]::bigint[], run_at := now())', [jobId]);
-    };
-    await withWorker(jobsWith({ sources: fragile }), async () => {
-      const [failed] = await waitFor('the job to fail', job, (rows) => rows[0]?.last_error === 'subscription store unavailable');
-      assert.ok(failed);
-      // The attempt stays open: nothing of its outcome was written.
-      assert.deepEqual(await attempts(id), [{ attempt: 1, status_code: null, error: null, finished: false }]);
-      assert.deepEqual(await delivery(id), { state: 'PENDING', attempts: 1, delivered: false });
-      // graphile-worker's retry (skipping its backoff) finds the lease and leaves a job for when it ends.
-      await pool.query('SELECT graphile_worker.reschedule_jobs(ARRAY[$1]::bigint[], run_at := now())', [failed.id]);
-      const [waiting] = await waitFor('a job at the end of the lease', job, (rows) => rows.length === 1 && rows[0]?.id !== failed.id);
-      assert.deepEqual({ due: waiting?.due, lastError: waiting?.last_error }, { due: true, lastError: null });
-      await fastForward((waiting as { id: string }).id);
+    await withWorker(streamsWith({ sources: fragile }), async () => {
+      await waitFor('the first outcome to fail', async () => calls.length, (n) => n >= 1);
       await settled(id, 'FAILED');
     });
     assert.deepEqual(await attempts(id), [
@@ -549,6 +524,35 @@ describe('delivery', () => {
     assert.deepEqual(
       requestsTo('/gone-again').map((r) => verified(r, s.payload)),
       [id, id],
+    );
+  });
+
+  it('lets another worker take over a delivery whose worker stopped renewing its lease', { timeout: 30_000 }, async () => {
+    const s = spec(script('/taken-over'));
+    const id = await schedule(s);
+    // Claimed by a worker that is gone: leased for 2 more seconds, attempt open.
+    await pool.query(
+      "UPDATE webhook_deliveries SET attempts = 1, round_attempts = 1, next_attempt_at = now() + interval '2 seconds', claimed_by = gen_random_uuid() WHERE id = $1",
+      [id],
+    );
+    await pool.query(
+      `INSERT INTO webhook_attempts (delivery_id, attempt, environment, agency_id, source, subscription_id)
+       SELECT id, 1, environment, agency_id, source, subscription_id FROM webhook_deliveries WHERE id = $1`,
+      [id],
+    );
+    const started = Date.now();
+    await withWorker(STREAMS, async () => {
+      await settled(id, 'DELIVERED');
+    });
+    // Not before the lease ran out, and soon after.
+    const waited = Date.now() - started;
+    assert.ok(waited >= 1_500 && waited < 8_000, `delivered after ${waited} ms`);
+    assert.deepEqual(
+      (await attempts(id)).map((a) => [a.attempt, a.status_code, a.error]),
+      [
+        [1, null, 'interrupted: no outcome was recorded (the worker stopped, or could not write it)'],
+        [2, 200, null],
+      ],
     );
   });
 });

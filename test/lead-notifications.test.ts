@@ -11,13 +11,12 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { Runner } from 'graphile-worker';
 import { Webhook } from 'standardwebhooks';
 import { leadsApi } from '../src/apis/leads/index.js';
 import { redeliverLeadNotifications } from '../src/apis/leads/notifications.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';
-import { deliverWebhookJob } from '../src/platform/delivery/index.js';
-import { startWorker } from '../src/platform/jobs/worker.js';
+import { deliveryStream } from '../src/platform/delivery/index.js';
+import { startWorker, type Worker } from '../src/platform/work/worker.js';
 import { createLogger } from '../src/platform/log.js';
 import { createTestDatabase, getToken, http, makeClient, startTestServer, waitFor, type TestClient, type TestDatabase, type TestServer } from './helpers.js';
 import type { Audit, AuditEvent, Subscription } from '../src/apis/leads/subscriptions.js';
@@ -69,7 +68,7 @@ let database: TestDatabase;
 let server: TestServer;
 let client: TestClient;
 let workerPool: Pool;
-let runner: Runner;
+let runner: Worker;
 const tokens = new Map<string, string>();
 
 before(async () => {
@@ -89,12 +88,14 @@ before(async () => {
   database = await createTestDatabase();
   server = await startTestServer(database, { env: { ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8', WORKER_CONCURRENCY: '4' } });
   client = await makeClient(server.pool, ['agency-1', 'agency-2', 'agency-flaky', 'agency-slow', 'agency-gone', 'agency-keys', 'agency-redeliver'], ['leads:*']);
-  workerPool = createPool(database.url, server.config.workerConcurrency + 2);
+  workerPool = createPool(database.url, 4);
   runner = await startWorker({
     pool: workerPool,
+    databaseUrl: database.url,
     logger: createLogger({ logLevel: 'silent' }),
     config: server.config,
-    jobs: [deliverWebhookJob({ sources: leadsApi.deliverySources, timeouts: { headersTimeoutMs: HEADERS_TIMEOUT_MS } }), ...(leadsApi.jobs ?? [])],
+    streams: [deliveryStream({ sources: leadsApi.deliverySources, timeouts: { headersTimeoutMs: HEADERS_TIMEOUT_MS } })],
+    tasks: [],
   });
 });
 

@@ -252,7 +252,7 @@ describe('immogate server and immogate worker as separate processes on DATABASE_
     assert.deepEqual(b.body, a.body);
   });
 
-  it('the worker process runs a job enqueued by someone else', STEP, async () => {
+  it('the worker process runs the periodic tasks when they are due', STEP, async () => {
     const client = await makeClient(pool, ['agency-1'], ['caas:*']);
     await pool.query(
       `INSERT INTO token_issuance (jti, client_id, audience, intermediary_id, scope, issued_at) VALUES
@@ -260,10 +260,11 @@ describe('immogate server and immogate worker as separate processes on DATABASE_
          (gen_random_uuid(), $1, 'recent', 'agency-1', 'caas:*', now() - interval '1 day')`,
       [client.clientId],
     );
-    await pool.query("SELECT immogate_add_job('platform:prune_token_issuance', '{}'::json)");
+    const due = await pool.query<{ at: Date }>("UPDATE scheduled_tasks SET next_run_at = now() WHERE name = 'platform:prune_token_issuance' RETURNING now() AS at");
     await waitFor(
-      'the job to run',
-      async () => (await pool.query("SELECT 1 FROM graphile_worker._private_jobs WHERE task_id IN (SELECT id FROM graphile_worker._private_tasks WHERE identifier = 'platform:prune_token_issuance')")).rowCount === 0,
+      'the task to run',
+      async () =>
+        (await pool.query("SELECT 1 FROM scheduled_tasks WHERE name = 'platform:prune_token_issuance' AND last_finished_at > $1", [due.rows[0]!.at])).rowCount === 1,
       worker,
     );
     const { rows } = await pool.query('SELECT audience FROM token_issuance WHERE client_id = $1', [client.clientId]);

@@ -18,7 +18,7 @@ import {
   listingMedia,
   MAX_MEDIA_BYTES,
   mediaStore,
-  mediaSweepJob,
+  mediaSweepTask,
   sweepMedia,
   UNATTACHED_GRACE_SECONDS,
   UPLOAD_URL_SECONDS,
@@ -598,9 +598,9 @@ describe('the media sweep', () => {
     assert.equal(await sweepMedia(server.pool, store, quiet), 0);
   });
 
-  it('runs every five minutes as a job of the listing import API', async () => {
-    assert.ok(listingsApi.jobs?.includes(mediaSweepJob));
-    assert.equal(mediaSweepJob.name, 'listings:sweep_media');
-    assert.equal(mediaSweepJob.schedule, '*/5 * * * *');
+  it('runs every five minutes as a task of the listing import API', async () => {
+    assert.ok(listingsApi.tasks?.includes(mediaSweepTask));
+    assert.equal(mediaSweepTask.name, 'listings:sweep_media');
+    assert.equal(mediaSweepTask.everySeconds, 300);
   });
 });

@@ -10,7 +10,7 @@ import nodePath from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { listingsApi } from '../src/apis/listings/index.js';
 import { mediaStore, sweepMedia } from '../src/apis/listings/medias.js';
-import { retentionJob, SANDBOX_RETENTION_DAYS, sweepSandboxListings } from '../src/apis/listings/retention.js';
+import { retentionTask, SANDBOX_RETENTION_DAYS, sweepSandboxListings } from '../src/apis/listings/retention.js';
 import { createLogger } from '../src/platform/log.js';
 import { berlinRentApartment } from './fixtures/listings.js';
 import {
@@ -165,23 +165,23 @@ describe('sweepSandboxListings', () => {
   });
 });
 
-describe('the retention job', () => {
-  it('runs daily as a job of the listing import API and sweeps with the current time', async () => {
-    assert.ok(listingsApi.jobs?.includes(retentionJob));
-    assert.equal(retentionJob.name, 'clim:sweep_sandbox_listings');
-    assert.match(retentionJob.schedule ?? '', /^\d{1,2} \d{1,2} \* \* \*$/);
+describe('the retention task', () => {
+  it('runs daily as a task of the listing import API and sweeps with the current time', async () => {
+    assert.ok(listingsApi.tasks?.includes(retentionTask));
+    assert.equal(retentionTask.name, 'clim:sweep_sandbox_listings');
+    assert.equal(retentionTask.everySeconds, 24 * 3600);
 
     await create(SANDBOX, sandbox, 'job-old');
     await create(SANDBOX, sandbox, 'job-recent');
     await backdate('sandbox', 'agency-1', 'job-old', 91);
     await backdate('sandbox', 'agency-1', 'job-recent', 89);
     const logger = createLogger({ logLevel: 'silent' });
-    await retentionJob.handler({}, {
+    await retentionTask.run({
       pool: server.pool,
       logger,
       config: server.config,
-      attempt: 1,
-      jobId: '1',
+      workerId: '00000000-0000-4000-8000-000000000000',
+      leaseSeconds: 10,
       signal: new AbortController().signal,
     });
     assert.equal(await statusOf(SANDBOX, sandbox, 'job-old'), 404);

@@ -5,10 +5,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { listMigrations, migrate } from '../src/platform/db/migrate.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';
-import { createLogger, graphileLogger } from '../src/platform/log.js';
 import { createTestDatabase, type TestDatabase } from './helpers.js';
 
-const logger = graphileLogger(createLogger({ logLevel: 'silent' }));
 const NAMES = listMigrations().map((m) => `${String(m.id).padStart(3, '0')}_${m.name}`);
 
 let database: TestDatabase;
@@ -43,7 +41,7 @@ async function recorded(pool: Pool): Promise<{ id: number; name: string }[]> {
 
 describe('migrate', () => {
   it('applies every migration exactly once when four processes start together on an empty database', { timeout: 60_000 }, async () => {
-    const results = await Promise.all(pools.map((pool) => migrate(pool, logger)));
+    const results = await Promise.all(pools.map((pool) => migrate(pool)));
 
     // Each migration was applied by exactly one of the four callers.
     assert.deepEqual(results.flat().sort(), NAMES);
@@ -51,21 +49,17 @@ describe('migrate', () => {
       await recorded(pools[0]!),
       listMigrations().map((m) => ({ id: m.id, name: m.name })),
     );
-    const worker = await pools[0]!.query<{ jobs: string | null; add_job: string | null; migrations: number }>(
-      `SELECT to_regclass('graphile_worker._private_jobs')::text AS jobs,
-              to_regprocedure('immogate_add_job(text, json, text, timestamptz, integer, text)')::text AS add_job,
-              (SELECT count(*) FROM graphile_worker.migrations) AS migrations`,
+    // The work queues are ours; nothing of graphile-worker, which held them before 010, is left.
+    const objects = await pools[0]!.query(
+      `SELECT to_regclass('caas_processing_queue')::text AS queue, to_regclass('scheduled_tasks')::text AS tasks,
+              to_regnamespace('graphile_worker')::text AS graphile,
+              to_regprocedure('immogate_add_job(text, json, text, timestamptz, integer, text)')::text AS add_job`,
     );
-    const { migrations, ...objects } = worker.rows[0]!;
-    assert.deepEqual(objects, {
-      jobs: 'graphile_worker._private_jobs',
-      add_job: 'immogate_add_job(text,json,text,timestamp with time zone,integer,text)',
-    });
-    assert.ok(migrations > 0);
+    assert.deepEqual(objects.rows, [{ queue: 'caas_processing_queue', tasks: 'scheduled_tasks', graphile: null, add_job: null }]);
   });
 
   it('applies nothing when run again', { timeout: 60_000 }, async () => {
-    const results = await Promise.all(pools.map((pool) => migrate(pool, logger)));
+    const results = await Promise.all(pools.map((pool) => migrate(pool)));
     assert.deepEqual(results, [[], [], [], []]);
     assert.equal((await recorded(pools[0]!)).length, NAMES.length);
   });
@@ -79,7 +73,7 @@ describe('migrate', () => {
       [`${broken}.sql`]: 'CREATE TABLE migrate_test_broken (id integer);\nINSERT INTO migrate_test_broken VALUES (1);\nSELECT 1 / 0;',
     });
 
-    await assert.rejects(migrate(pools[1]!, logger, { directory }), {
+    await assert.rejects(migrate(pools[1]!, { directory }), {
       name: 'Error',
       message: `migration ${broken} failed: division by zero`,
     });
@@ -91,7 +85,36 @@ describe('migrate', () => {
     assert.deepEqual(tables.rows[0], { good: 'migrate_test_good', broken: null });
 
     // The failure released the migration lock: another process can still migrate, and retries the broken one.
-    await assert.rejects(migrate(pools[2]!, logger, { directory }), { message: `migration ${broken} failed: division by zero` });
-    assert.deepEqual(await migrate(pools[3]!, logger), []);
+    await assert.rejects(migrate(pools[2]!, { directory }), { message: `migration ${broken} failed: division by zero` });
+    assert.deepEqual(await migrate(pools[3]!), []);
+  });
+
+  it('moves the revisions a database left unprocessed into the processing queue when it reaches 010', { timeout: 60_000 }, async () => {
+    const older = await createTestDatabase({ empty: true });
+    const pool = createPool(older.url, 2);
+    try {
+      const dir = fs.mkdtempSync(path.join(scratch, 'before-010-'));
+      for (const migration of listMigrations().filter((m) => m.id < 10)) {
+        fs.writeFileSync(path.join(dir, `${String(migration.id).padStart(3, '0')}_${migration.name}.sql`), migration.sql);
+      }
+      await migrate(pool, { directory: dir });
+      const id = '7d1c3a0e-58e6-4b8e-9f3b-0c4e3c5d6a71';
+      await pool.query(
+        `INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload, payload_hash)
+         VALUES ($1, 'sandbox', 'agency-1', 'E-1', 2, '{}', 'h')`,
+        [id],
+      );
+      await pool.query(
+        `INSERT INTO classified_revisions (classified_id, revision, environment, agency_id, operation, payload, processed_at)
+         VALUES ($1, 1, 'sandbox', 'agency-1', 'POST', '{}', now()), ($1, 2, 'sandbox', 'agency-1', 'PUT', '{}', NULL)`,
+        [id],
+      );
+      assert.deepEqual(await migrate(pool), ['010_work_queues']);
+      const { rows } = await pool.query('SELECT classified_id, environment, agency_id, claimed_by, attempts FROM caas_processing_queue');
+      assert.deepEqual(rows, [{ classified_id: id, environment: 'sandbox', agency_id: 'agency-1', claimed_by: null, attempts: 0 }]);
+    } finally {
+      await pool.end();
+      await older.drop();
+    }
   });
 });

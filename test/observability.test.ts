@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { APIS, rootPath, type ApiDescriptor } from '../src/apis/catalogue.js';
 import type { ApiModule } from '../src/apis/module.js';
-import { enqueue } from '../src/platform/jobs/queue.js';
+import { scheduleDelivery } from '../src/platform/delivery/index.js';
 import {
   TRACEPARENT,
   createTestDatabase,
@@ -123,13 +123,11 @@ describe('GET /metrics', () => {
     const token = await getToken(fresh, client, { root: '/sandbox/caas/v4', intermediary: 'agency-m' });
     const read = await http('GET', `${fresh.base}/sandbox/caas/v4/things/xyz`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(read.status, 200);
-    const db = await fresh.pool.connect();
-    try {
-      await enqueue(db, { task: 'platform:prune_token_issuance', payload: {} });
-      await enqueue(db, { task: 'platform:prune_token_issuance', payload: {}, runAt: new Date(Date.now() + 3_600_000) });
-    } finally {
-      db.release();
-    }
+    // One delivery due now and one waiting for a retry an hour away (no worker runs here).
+    const delivery = { source: 'test', environment: 'sandbox', agencyId: 'agency-m', subscriptionId: 's', url: 'https://receiver.example/x', payload: {}, secret: 'k' } as const;
+    await scheduleDelivery(fresh.pool, delivery);
+    const later = await scheduleDelivery(fresh.pool, delivery);
+    await fresh.pool.query("UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [later]);
     const result = await http('GET', `${fresh.base}/metrics`);
     assert.equal(result.status, 200);
     assert.equal(result.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
@@ -137,7 +135,7 @@ describe('GET /metrics', () => {
   });
 
   after(async () => {
-    await fresh.pool.query('DELETE FROM graphile_worker._private_jobs');
+    await fresh.pool.query('DELETE FROM webhook_deliveries');
     await fresh.close();
   });
 
@@ -182,12 +180,12 @@ describe('GET /metrics', () => {
     assert.deepEqual(samples(text, 'immogate_tokens_issued_total'), ['immogate_tokens_issued_total{api="caas",environment="sandbox"} 1']);
   });
 
-  it('reports the job queue depth by state', () => {
+  it('reports the work queue depth by stream and state', () => {
     assert.match(text, /^# TYPE immogate_job_queue_depth gauge$/m);
     assert.deepEqual(samples(text, 'immogate_job_queue_depth'), [
-      'immogate_job_queue_depth{state="locked"} 0',
-      'immogate_job_queue_depth{state="ready"} 1',
-      'immogate_job_queue_depth{state="scheduled"} 1',
+      'immogate_job_queue_depth{stream="platform:webhooks",state="locked"} 0',
+      'immogate_job_queue_depth{stream="platform:webhooks",state="ready"} 1',
+      'immogate_job_queue_depth{stream="platform:webhooks",state="scheduled"} 1',
     ]);
   });
 

@@ -15,7 +15,6 @@ import pg from 'pg';
 import { openEmbedded } from '../src/platform/db/embedded.js';
 import { migrate } from '../src/platform/db/migrate.js';
 import { createPool } from '../src/platform/db/pool.js';
-import { createLogger, graphileLogger } from '../src/platform/log.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -56,7 +55,7 @@ async function main(): Promise<number> {
     await admin.query(`DROP DATABASE IF EXISTS ${template}`);
     await admin.query(`CREATE DATABASE ${template}`);
     const pool = createPool(withDatabase(adminUrl, template), 2);
-    await migrate(pool, graphileLogger(createLogger({ logLevel: 'warn' })));
+    await migrate(pool);
     await pool.end();
 
     const files = testFiles(here).filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)));

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Environment } from '../src/apis/catalogue.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';
-import { sql } from '../src/platform/db/sql.js';
-import { tenantBatch, withTenant } from '../src/platform/db/tenant.js';
+import { tenantTransaction, withTenant } from '../src/platform/db/tenant.js';
 import { createTestDatabase, type TestDatabase } from './helpers.js';
 
 let database: TestDatabase;
@@ -130,21 +129,13 @@ describe('withTenant', () => {
     assert.deepEqual(rows, [{ own_role: true, agency: '', visible: 6 }]);
   });
 
-  it('denies the tenant role the platform tables and the job tables', async () => {
-    for (const table of ['clients', 'signing_keys', 'token_issuance', 'rate_limit_windows', 'immogate_migrations']) {
+  it('denies the tenant role the platform tables', async () => {
+    for (const table of ['clients', 'signing_keys', 'token_issuance', 'rate_limit_windows', 'immogate_migrations', 'scheduled_tasks']) {
       await assert.rejects(withTenant(pool, A, (client) => client.query(`SELECT * FROM ${table}`)), {
         code: '42501',
         message: `permission denied for table ${table}`,
       });
     }
-    await assert.rejects(withTenant(pool, A, (client) => client.query('SELECT * FROM graphile_worker._private_jobs')), {
-      code: '42501',
-      message: 'permission denied for schema graphile_worker',
-    });
-    await assert.rejects(withTenant(pool, A, (client) => client.query("SELECT graphile_worker.add_job('x')")), {
-      code: '42501',
-      message: 'permission denied for schema graphile_worker',
-    });
     await assert.rejects(withTenant(pool, A, (client) => client.query("SELECT immogate_isolate_tenant('clients')")), {
       code: '42501',
       message: 'permission denied for function immogate_isolate_tenant',
@@ -152,12 +143,12 @@ describe('withTenant', () => {
   });
 });
 
-describe('tenantBatch', () => {
+describe('tenantTransaction', () => {
   it('runs its statements in one tenant transaction and answers one result per statement', async () => {
-    const [count, inserted, read] = await tenantBatch(pool, A, [
-      sql`SELECT count(*)::int AS n FROM notes`,
-      sql`INSERT INTO notes (environment, agency_id, body) VALUES (${'production'}, ${'agency-a'}, ${'a3'}) RETURNING body`,
-      sql`SELECT body FROM notes ORDER BY body`,
+    const [count, inserted, read] = await tenantTransaction(pool, A, [
+      { text: 'SELECT count(*)::int AS n FROM notes' },
+      { text: 'INSERT INTO notes (environment, agency_id, body) VALUES ($1, $2, $3) RETURNING body', values: ['production', 'agency-a', 'a3'] },
+      { text: 'SELECT body FROM notes ORDER BY body' },
     ]);
     assert.deepEqual(count!.rows, [{ n: 2 }]);
     assert.deepEqual(inserted!.rows, [{ body: 'a3' }]);
@@ -168,10 +159,10 @@ describe('tenantBatch', () => {
   it('refuses rows of another tenant, and a failing statement undoes the ones before it', async () => {
     const before = await allRows();
     await assert.rejects(
-      tenantBatch(pool, A, [
-        sql`INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-a', 'kept?')`,
-        sql`INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-b', 'forged')`,
-        sql`INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-a', 'after')`,
+      tenantTransaction(pool, A, [
+        { text: "INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-a', 'kept?')" },
+        { text: "INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-b', 'forged')" },
+        { text: "INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-a', 'after')" },
       ]),
       RLS_REFUSED,
     );
@@ -179,9 +170,9 @@ describe('tenantBatch', () => {
   });
 
   it('passes an agency id with quotes and backslashes as data, and leaves the connection as it was', async () => {
-    const [quoted] = await tenantBatch(pool, QUOTED, [sql`SELECT body FROM notes`]);
+    const [quoted] = await tenantTransaction(pool, QUOTED, [{ text: 'SELECT body FROM notes' }]);
     assert.deepEqual(quoted!.rows, [{ body: 'quoted' }]);
-    const [injected] = await tenantBatch(pool, { environment: 'production', agencyId: "x'; RESET ROLE; --" }, [sql`SELECT body FROM notes`]);
+    const [injected] = await tenantTransaction(pool, { environment: 'production', agencyId: "x'; RESET ROLE; --" }, [{ text: 'SELECT body FROM notes' }]);
     assert.deepEqual(injected!.rows, []);
     const { rows } = await pool.query(
       "SELECT current_user = session_user AS own_role, coalesce(current_setting('immogate.agency_id', true), '') AS agency, count(*)::int AS visible FROM notes",

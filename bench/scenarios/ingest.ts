@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PROCESS_TASK } from '../../src/apis/classifieds/writes.js';
+import { PROCESSING_STREAM as PROCESS_TASK } from '../../src/apis/classifieds/processing.js';
 import type { Measurement } from '../driver.js';
 import { acknowledgedRate } from '../fixedRate.js';
 import { ask } from '../ipc.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PROCESS_TASK } from '../../src/apis/classifieds/writes.js';
-import { DELIVER_WEBHOOK } from '../../src/platform/delivery/index.js';
+import { PROCESSING_STREAM as PROCESS_TASK } from '../../src/apis/classifieds/processing.js';
+import { WEBHOOKS_STREAM as DELIVER_WEBHOOK } from '../../src/platform/delivery/index.js';
 import type { Measurement } from '../driver.js';
 import { acknowledgedRate } from '../fixedRate.js';
 import { ask } from '../ipc.js';

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Pool } from '../platform/db/pool.js';
 import type { DeliverySources } from '../platform/delivery/index.js';
-import type { JobDefinition } from '../platform/jobs/registry.js';
 import type { Logger } from '../platform/log.js';
+import type { ScheduledTask } from '../platform/work/schedule.js';
+import type { WorkStream } from '../platform/work/stream.js';
 import type { ApiDescriptor } from './catalogue.js';
 
 /** What an API's routes may use: the platform's shared pieces, nothing of another API. */
@@ -22,8 +23,10 @@ export interface ApiModule {
   api: ApiDescriptor;
   /** Shared schemas with an `$id`, registered once for validation and the OpenAPI document; routes `$ref` them. */
   schemas?: readonly { $id: string }[];
-  /** The API's job types; the worker runs them beside the platform's. */
-  jobs?: readonly JobDefinition[];
+  /** The API's work claimed from its own tables (e.g. processing what its writes acknowledged); the worker runs them. */
+  streams?: readonly WorkStream<any>[];
+  /** The API's periodic tasks; the worker schedules them beside the platform's. */
+  tasks?: readonly ScheduledTask[];
   /** Hooks of the webhook delivery machinery for the API's subscriptions (a 410 ends a subscription). */
   deliverySources?: DeliverySources;
   routes(app: FastifyInstance, deps: ApiDependencies): Promise<void>;

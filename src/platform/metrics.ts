@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { WorkStream } from './work/stream.js';
 
 export interface Metrics {
   registry: Registry;
   tokensIssued: Counter<'api' | 'environment'>;
 }
 
-/** Prometheus metrics: HTTP by route and status, token issuance, job queue depth, process. */
-export function createMetrics(pool: pg.Pool): Metrics {
+/** Prometheus metrics: HTTP by route and status, token issuance, work queue depth, process. */
+export function createMetrics(pool: pg.Pool, streams: readonly WorkStream<unknown>[]): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const tokensIssued = new Counter({
@@ -19,27 +20,18 @@ export function createMetrics(pool: pg.Pool): Metrics {
   });
   new Gauge({
     name: 'immogate_job_queue_depth',
-    help: 'Jobs waiting in the queue, by state (ready: may run now; scheduled: waiting for run_at; locked: running)',
-    labelNames: ['state'] as const,
+    help: 'Work items waiting or running, by stream and state (ready: may be claimed now; scheduled: waiting for a retry; locked: held by a worker)',
+    labelNames: ['stream', 'state'] as const,
     registers: [registry],
     async collect() {
-      // Without the database the depth is unknown: leave it out rather than fail the whole scrape.
-      const result = await pool
-        .query<{ ready: number; scheduled: number; locked: number }>(
-          `SELECT count(*) FILTER (WHERE locked_at IS NULL AND run_at <= now() AND attempts < max_attempts) AS ready,
-                  count(*) FILTER (WHERE locked_at IS NULL AND run_at > now()) AS scheduled,
-                  count(*) FILTER (WHERE locked_at IS NOT NULL) AS locked
-           FROM graphile_worker._private_jobs`,
-        )
-        .catch(() => undefined);
-      const row = result?.rows[0];
-      if (!row) {
-        this.reset();
-        return;
-      }
-      this.set({ state: 'ready' }, row.ready);
-      this.set({ state: 'scheduled' }, row.scheduled);
-      this.set({ state: 'locked' }, row.locked);
+      this.reset();
+      // Without the database a depth is unknown: leave it out rather than fail the whole scrape.
+      const depths = await Promise.all(streams.map((stream) => stream.depth(pool).catch(() => undefined)));
+      streams.forEach((stream, index) => {
+        const depth = depths[index];
+        if (!depth) return;
+        for (const [state, value] of Object.entries(depth)) this.set({ stream: stream.name, state }, value);
+      });
     },
   });
   return { registry, tokensIssued };

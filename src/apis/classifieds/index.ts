@@ -1,6 +1,7 @@
 import { APIS } from '../catalogue.js';
 import type { ApiModule } from '../module.js';
-import { processingJob } from './processing.js';
+import { processingStream } from './processing.js';
+import { retentionTask } from './retention.js';
 import { readRoutes } from './routes/reads.js';
 import { CLASSIFIED_SCHEMA_ID } from './routes/shared.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -12,7 +13,8 @@ import { removeGone, SOURCE } from './webhooks.js';
 export const classifiedsApi: ApiModule = {
   api: APIS.find((api) => api.id === 'caas')!,
   schemas: [{ ...classifiedSchema, $id: CLASSIFIED_SCHEMA_ID }],
-  jobs: [processingJob],
+  streams: [processingStream],
+  tasks: [retentionTask],
   deliverySources: { [SOURCE]: { onGone: (client, subscriptionId) => removeGone(client, subscriptionId) } },
   async routes(app, deps) {
     await writeRoutes(app, deps);

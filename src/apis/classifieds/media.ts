@@ -1,14 +1,13 @@
-import type pg from 'pg';
 import { OutboundError, sharedOutbound, type Outbound } from '../../platform/delivery/index.js';
-import type { JobContext } from '../../platform/jobs/registry.js';
+import type { WorkContext } from '../../platform/work/stream.js';
 import type { MediaStatus } from './statuses.js';
 
 /**
  * Media of a processed revision. A URL new to the classified is downloaded (bounded in time and
- * size, addresses checked against SSRF by the outbound client) and the outcomes of the job's
- * downloads are kept on their classified_media rows, written together in one statement once
- * they are all known: a later revision that keeps a URL reuses its outcome, and a job that runs
- * again after a crash fetches again only what the crashed run had not recorded.
+ * size, addresses checked against SSRF by the outbound client) and the outcomes are kept on
+ * their classified_media rows with the revision's outcome: a later revision that keeps a URL
+ * reuses its outcome, and processing that runs again after a crash fetches again only what the
+ * crashed run had not recorded.
  */
 export interface MediaItem {
   url: string;
@@ -59,54 +58,53 @@ async function download(outbound: Outbound, item: MediaItem, signal: AbortSignal
   return { status: 'CREATED', contentType, sizeBytes: response.body.length, error: null };
 }
 
-interface MediaRow {
+/** A media URL registered for the classified (its latest revision's), with its download outcome if fetched. */
+export interface KnownMedia {
   url: string;
   fetch_status: Outcome['status'] | null;
   fetched_revision: number | null;
 }
 
-/**
- * The mediaStatuses of a revision, in the order of its media array: CREATED for a URL
- * downloaded now, UPDATED for one kept from an earlier revision that had been downloaded,
- * the failure otherwise.
- */
-export async function processMedia(pool: pg.Pool, classifiedId: string, revision: number, media: MediaItem[], context: JobContext): Promise<{ url: string; status: MediaStatus }[]> {
-  if (media.length === 0) return [];
-  const { rows } = await pool.query<MediaRow>('SELECT url, fetch_status, fetched_revision FROM classified_media WHERE classified_id = $1', [classifiedId]);
-  const known = new Map(rows.map((row) => [row.url, row]));
+export interface MediaOutcome extends Outcome {
+  url: string;
+}
+
+/** Outcomes as the JSON parameter of the statement that records them (processing.ts). */
+export function mediaOutcomesJson(outcomes: readonly MediaOutcome[]): string {
+  return JSON.stringify(outcomes.map((o) => ({ url: o.url, status: o.status, content_type: o.contentType, size_bytes: o.sizeBytes, error: o.error })));
+}
+
+export interface MediaPlan {
+  /** The revision's media still registered: a later revision, acknowledged meanwhile, may have dropped a URL, which is then neither fetched nor shown. */
+  wanted: MediaItem[];
+  /** Those never downloaded. */
+  toFetch: MediaItem[];
+}
+
+export function planMedia(media: readonly MediaItem[], known: readonly KnownMedia[]): MediaPlan {
+  const byUrl = new Map(known.map((row) => [row.url, row]));
+  const wanted = media.filter((item) => byUrl.has(item.url));
+  return { wanted, toFetch: wanted.filter((item) => byUrl.get(item.url)!.fetch_status === null) };
+}
+
+/** Downloads the media, a few at once; each outcome in the order of `items`. */
+export async function fetchMedia(items: readonly MediaItem[], context: WorkContext): Promise<MediaOutcome[]> {
   const outbound = sharedOutbound(context.config, { allowPrivateTargets: context.config.allowPrivateTargets, userAgent: 'immogate-media/1.0' });
-  // A later revision, acknowledged meanwhile, may have dropped a URL: it is no longer fetched or shown.
-  const wanted = media.filter((item) => known.has(item.url));
-  const fetched: { url: string; outcome: Outcome }[] = [];
-  const statuses = await inParallel(wanted, DOWNLOADS_AT_ONCE, async (item) => {
-    const row = known.get(item.url)!;
-    if (row.fetch_status === null) {
-      const outcome = await download(outbound, item, context.signal);
-      fetched.push({ url: item.url, outcome });
-      return outcome.status;
-    }
+  return inParallel(items, DOWNLOADS_AT_ONCE, async (item) => ({ url: item.url, ...(await download(outbound, item, context.signal)) }));
+}
+
+/**
+ * The mediaStatuses of a revision, in the order of its media array: CREATED for a URL this
+ * revision downloaded, UPDATED for one kept from an earlier revision that had been downloaded,
+ * the failure otherwise. `known` must hold this revision's downloads already.
+ */
+export function mediaStatuses(wanted: readonly MediaItem[], known: readonly KnownMedia[], revision: number): { url: string; status: MediaStatus }[] {
+  const byUrl = new Map(known.map((row) => [row.url, row]));
+  return wanted.map((item) => {
+    const row = byUrl.get(item.url)!;
     const keptFromEarlier = row.fetched_revision !== revision;
-    return row.fetch_status === 'CREATED' && keptFromEarlier ? 'UPDATED' : row.fetch_status;
+    return { url: item.url, status: row.fetch_status === 'CREATED' && keptFromEarlier ? 'UPDATED' : (row.fetch_status as MediaStatus) };
   });
-  if (fetched.length > 0) {
-    await pool.query(
-      `UPDATE classified_media m
-          SET fetch_status = o.status, content_type = o.content_type, size_bytes = o.size_bytes, fetch_error = o.error,
-              fetched_at = now(), fetched_revision = $2
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[]) AS o (url, status, content_type, size_bytes, error)
-        WHERE m.classified_id = $1 AND m.url = o.url`,
-      [
-        classifiedId,
-        revision,
-        fetched.map((f) => f.url),
-        fetched.map((f) => f.outcome.status),
-        fetched.map((f) => f.outcome.contentType),
-        fetched.map((f) => f.outcome.sizeBytes),
-        fetched.map((f) => f.outcome.error),
-      ],
-    );
-  }
-  return wanted.map((item, index) => ({ url: item.url, status: statuses[index]! }));
 }
 
 /**
@@ -116,7 +114,7 @@ export async function processMedia(pool: pg.Pool, classifiedId: string, revision
 const DOWNLOADS_AT_ONCE = 4;
 
 /** `fn` over `items`, at most `limit` at a time; results in the order of `items`. */
-async function inParallel<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function inParallel<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {

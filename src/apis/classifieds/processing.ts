@@ -1,72 +1,117 @@
 import type pg from 'pg';
-import { inTransaction } from '../../platform/db/pool.js';
-import type { JobContext, JobDefinition } from '../../platform/jobs/registry.js';
-import { processMedia } from './media.js';
+import { transaction, type Statement } from '../../platform/db/pool.js';
+import type { Config } from '../../config.js';
+import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../../platform/work/stream.js';
+import { fetchMedia, mediaOutcomesJson, mediaStatuses, planMedia, type KnownMedia, type MediaOutcome } from './media.js';
 import { applyRules, describeViolations, type Violation } from './rules.js';
 import type { Classified } from './schema/classified.js';
-import type { Environment } from '../catalogue.js';
-import { notifyRecorded, OUTCOMES, recordStatus, type NewStatus, type Operation } from './statuses.js';
-import { PROCESS_TASK } from './writes.js';
+import { OUTCOMES, recordStatuses, statusesJson, statusInput, type NewStatus, type Operation } from './statuses.js';
 
 /**
- * Processes one acknowledged revision: the checking step (CREATING, UPDATING, DELETING), then
- * its outcome. Revisions of a classified arrive in order through its own job queue. The job may
- * run again after a crash at any point: statuses are keyed by (classified, revision, status) and
- * recorded once, media outcomes are kept per URL once the job's downloads are done (a re-run
- * fetches only what was not recorded), and a revision marked processed is skipped.
+ * Processing of acknowledged revisions. The processing queue holds one row per classified with
+ * revisions to process; a worker claims a batch of them and processes each classified's pending
+ * revisions in the order they were acknowledged: the checking step (CREATING, UPDATING,
+ * DELETING), then its outcome. Its claim is a lease, renewed while it works: if the worker dies,
+ * another takes the classified over once the lease runs out.
+ *
+ * A revision may be processed again after a crash at any point: statuses are keyed by
+ * (classified, revision, status) and recorded once, with their webhooks; media outcomes are kept
+ * per URL with the revision's outcome, so a run again fetches only what was not recorded; a
+ * revision marked processed is not loaded again.
  */
-interface RevisionRow {
-  classified_id: string;
+export const PROCESSING_STREAM = 'caas:processing';
+
+interface PendingRevision {
   revision: number;
   environment: string;
   agency_id: string;
   operation: Operation;
   payload: Classified | null;
-  unchanged: boolean;
-  processed_at: Date | null;
-  current_portals: string[] | null;
+  /** As PostgreSQL wrote it (microseconds): it goes back into the statuses' creationDate. */
+  received_at: string;
 }
 
-async function loadRevision(pool: pg.Pool, classifiedId: string, revision: number): Promise<RevisionRow | undefined> {
-  const { rows } = await pool.query<RevisionRow>(
-    `SELECT r.classified_id, r.revision, r.environment, r.agency_id, r.operation, r.payload, r.unchanged, r.processed_at,
-            ARRAY(SELECT jsonb_array_elements_text(c.payload -> 'portals')) AS current_portals
-       FROM classified_revisions r JOIN classifieds c ON c.id = r.classified_id
-      WHERE r.classified_id = $1 AND r.revision = $2`,
-    [classifiedId, revision],
-  );
-  return rows[0];
+/** A claimed classified with what it has to process. */
+export interface ClaimedClassified {
+  classified_id: string;
+  attempts: number;
+  revisions: PendingRevision[];
+  media: KnownMedia[];
+  current_portals: string[];
+}
+
+/** The pending revisions of classifieds and their registered media, for the claim and for a second look. */
+const PENDING_WORK = `
+  SELECT c.classified_id, c.attempts,
+         coalesce((SELECT json_agg(r ORDER BY r.revision) FROM (
+                     SELECT revision, environment, agency_id, operation, payload, received_at FROM classified_revisions
+                      WHERE classified_id = c.classified_id AND processed_at IS NULL) r), '[]') AS revisions,
+         coalesce((SELECT json_agg(m) FROM (
+                     SELECT url, fetch_status, fetched_revision FROM classified_media WHERE classified_id = c.classified_id) m), '[]') AS media,
+         ARRAY(SELECT jsonb_array_elements_text(payload -> 'portals') FROM classifieds WHERE id = c.classified_id) AS current_portals`;
+
+const CLAIM = `
+  WITH due AS (
+    SELECT classified_id FROM caas_processing_queue WHERE due_at <= now() ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+  claimed AS (
+    UPDATE caas_processing_queue q SET due_at = now() + make_interval(secs => $2), claimed_by = $1, attempts = q.attempts + 1
+      FROM due WHERE q.classified_id = due.classified_id
+    RETURNING q.classified_id, q.attempts)
+  ${PENDING_WORK} FROM claimed c`;
+
+/** The same, again, for a classified this worker still holds (revisions acknowledged while it worked). */
+const RELOAD = `${PENDING_WORK} FROM caas_processing_queue c WHERE c.classified_id = $1 AND c.claimed_by = $2`;
+
+function recordStatusesStatement(statuses: NewStatus[]): Statement {
+  return { name: 'caas.record_statuses', text: `WITH ${statusInput('recorded', '$1')}, ${recordStatuses('recorded')} SELECT 1`, values: [statusesJson(statuses)] };
+}
+
+/**
+ * Ends the classified's work when nothing is left pending, if this worker still holds it. Under
+ * the classified's row lock, which every write takes too: a revision acknowledged meanwhile is
+ * either seen here (and the queue row stays) or acknowledged after this commits (and queues
+ * the classified again).
+ */
+function finishStatements(classifiedId: string, workerId: string): Statement[] {
+  return [
+    { name: 'caas.lock_for_finish', text: 'SELECT 1 FROM classifieds WHERE id = $1 FOR NO KEY UPDATE', values: [classifiedId] },
+    {
+      name: 'caas.finish',
+      text: `DELETE FROM caas_processing_queue
+              WHERE classified_id = $1 AND claimed_by = $2
+                AND NOT EXISTS (SELECT 1 FROM classified_revisions WHERE classified_id = $1 AND processed_at IS NULL)
+             RETURNING 1`,
+      values: [classifiedId, workerId],
+    },
+  ];
+}
+
+/**
+ * Commits a revision's outcome in one round trip: its statuses with their webhooks, `extra`
+ * statements, the revision marked processed, and, after the classified's last loaded revision,
+ * the end of its work (`finishedBy`). Resolves to whether the work ended.
+ */
+async function commitOutcome(pool: pg.Pool, classifiedId: string, revision: number, statuses: NewStatus[], extra: Statement[], finishedBy?: string): Promise<boolean> {
+  const statements: Statement[] = [
+    recordStatusesStatement(statuses),
+    ...extra,
+    { name: 'caas.processed', text: 'UPDATE classified_revisions SET processed_at = now() WHERE classified_id = $1 AND revision = $2', values: [classifiedId, revision] },
+    ...(finishedBy === undefined ? [] : finishStatements(classifiedId, finishedBy)),
+  ];
+  const results = await transaction(pool, statements);
+  return finishedBy !== undefined && (results.at(-1)?.rowCount ?? 0) > 0;
 }
 
 type StatusOf = (fields: Pick<NewStatus, 'status' | 'message' | 'portals'> & Partial<NewStatus>) => NewStatus;
 
-function statusFactory(revision: RevisionRow): StatusOf {
+function statusFactory(classifiedId: string, revision: PendingRevision): StatusOf {
   return (fields) => ({
-    classifiedId: revision.classified_id,
+    classifiedId,
     environment: revision.environment,
     agencyId: revision.agency_id,
     revision: revision.revision,
+    receivedAt: revision.received_at,
     ...fields,
-  });
-}
-
-async function finish(pool: pg.Pool, revision: RevisionRow, statuses: NewStatus[], extra?: (client: pg.PoolClient) => Promise<void>): Promise<void> {
-  await inTransaction(pool, async (client) => {
-    for (const status of statuses) await recordStatus(client, status);
-    await extra?.(client);
-    await client.query('UPDATE classified_revisions SET processed_at = now() WHERE classified_id = $1 AND revision = $2', [
-      revision.classified_id,
-      revision.revision,
-    ]);
-  });
-}
-
-async function processDelete(pool: pg.Pool, revision: RevisionRow, statusOf: StatusOf): Promise<void> {
-  const portals = revision.current_portals ?? [];
-  await finish(pool, revision, [statusOf({ status: 'DELETED', message: 'The classified and all its media were deleted', portals })], async (client) => {
-    // Gone for reads and rules from now on; its offererEstateId and media URLs are free again.
-    await client.query('UPDATE classifieds SET deleted_at = now() WHERE id = $1', [revision.classified_id]);
-    await client.query('DELETE FROM classified_media WHERE classified_id = $1', [revision.classified_id]);
   });
 }
 
@@ -74,13 +119,11 @@ function rejectionDetails(rejected: { portal: string; violations: Violation[] }[
   return rejected.map(({ portal, violations }) => `${portal}: ${describeViolations(violations)}`).join(' | ');
 }
 
-async function processWrite(pool: pg.Pool, revision: RevisionRow, statusOf: StatusOf, context: JobContext): Promise<void> {
-  const words = OUTCOMES[revision.operation];
-  const classified = revision.payload as Classified;
+/** The outcome statuses of a POST or PUT by the portals' rules, and whether every portal refused it. */
+function ruleOutcome(classified: Classified, operation: Operation, statusOf: StatusOf): { refusedEverywhere: boolean; accepted: string[]; statuses: NewStatus[] } {
+  const words = OUTCOMES[operation];
   const outcome = applyRules(classified);
   const statuses: NewStatus[] = [];
-
-  const refusedEverywhere = outcome.technical.length > 0 || (outcome.accepted.length === 0 && outcome.rejected.length > 0);
   if (outcome.rejected.length > 0) {
     const portals = outcome.rejected.map((entry) => entry.portal);
     const count = new Set(outcome.rejected.flatMap((entry) => entry.violations.map((v) => v.rule))).size;
@@ -102,46 +145,128 @@ async function processWrite(pool: pg.Pool, revision: RevisionRow, statusOf: Stat
       }),
     );
   }
-  if (!refusedEverywhere) {
-    const media = await processMedia(pool, revision.classified_id, revision.revision, classified.media ?? [], context);
-    const failed = media.filter((item) => item.status === 'DOWNLOADING_FAILED' || item.status === 'CREATING_FAILED').length;
-    statuses.push(
-      statusOf({
-        status: failed > 0 ? words.mediaError : words.done,
-        message:
-          failed > 0
-            ? `Accepted on ${outcome.accepted.join(', ') || 'no portal'}; ${failed} of ${media.length} media could not be used`
-            : `Accepted on ${outcome.accepted.join(', ') || 'no portal'}`,
-        portals: outcome.accepted,
-        mediaStatuses: media,
-      }),
-    );
-  }
-  await finish(pool, revision, statuses);
+  const refusedEverywhere = outcome.technical.length > 0 || (outcome.accepted.length === 0 && outcome.rejected.length > 0);
+  return { refusedEverywhere, accepted: outcome.accepted, statuses };
 }
 
-export async function processRevision(classifiedId: string, revisionNumber: number, context: JobContext): Promise<void> {
+function mediaOutcomeStatements(classifiedId: string, revision: number, fetched: MediaOutcome[]): Statement[] {
+  if (fetched.length === 0) return [];
+  return [
+    {
+      name: 'caas.record_media',
+      text: `UPDATE classified_media m
+                SET fetch_status = o.status, content_type = o.content_type, size_bytes = o.size_bytes, fetch_error = o.error,
+                    fetched_at = now(), fetched_revision = $2
+               FROM jsonb_to_recordset($3::jsonb) AS o (url text, status text, content_type text, size_bytes bigint, error text)
+              WHERE m.classified_id = $1 AND m.url = o.url`,
+      values: [classifiedId, revision, mediaOutcomesJson(fetched)],
+    },
+  ];
+}
+
+/** Processes one revision; resolves to whether the classified's work ended (see finishStatements). */
+async function processRevision(claimed: ClaimedClassified, revision: PendingRevision, last: boolean, context: WorkContext): Promise<boolean> {
   const { pool } = context;
-  const revision = await loadRevision(pool, classifiedId, revisionNumber);
-  // Unchanged PUTs are complete when acknowledged; a processed revision is not processed twice.
-  if (!revision || revision.processed_at !== null) return;
-  const statusOf = statusFactory(revision);
+  const id = claimed.classified_id;
+  const statusOf = statusFactory(id, revision);
   const words = OUTCOMES[revision.operation];
-  const portals = revision.operation === 'DELETE' ? (revision.current_portals ?? []) : (revision.payload?.portals ?? []);
-  await inTransaction(pool, async (client) => {
-    const step = await recordStatus(client, statusOf({ status: words.step, message: `Revision ${revision.revision} is being checked`, portals }));
-    // The write recorded RECEIVED without its webhooks (see notifyRecorded); on a re-run the step
-    // is met again and they are not scheduled twice.
-    if (step) await notifyRecorded(client, revision.classified_id, revision.revision, 'RECEIVED', revision.environment as Environment);
+  const finishedBy = last ? context.workerId : undefined;
+  if (revision.operation === 'DELETE') {
+    const portals = claimed.current_portals;
+    const statuses = [
+      statusOf({ status: words.step, message: `Revision ${revision.revision} is being checked`, portals }),
+      statusOf({ status: 'DELETED', message: 'The classified and all its media were deleted', portals }),
+    ];
+    // Gone for reads and rules from now on; its offererEstateId and media URLs are free again.
+    const gone: Statement[] = [
+      { name: 'caas.mark_deleted', text: 'UPDATE classifieds SET deleted_at = now() WHERE id = $1', values: [id] },
+      { name: 'caas.drop_media', text: 'DELETE FROM classified_media WHERE classified_id = $1', values: [id] },
+    ];
+    return commitOutcome(pool, id, revision.revision, statuses, gone, finishedBy);
+  }
+  const classified = revision.payload as Classified;
+  const step = statusOf({ status: words.step, message: `Revision ${revision.revision} is being checked`, portals: classified.portals });
+  const rules = ruleOutcome(classified, revision.operation, statusOf);
+  if (rules.refusedEverywhere) return commitOutcome(pool, id, revision.revision, [step, ...rules.statuses], [], finishedBy);
+
+  const plan = planMedia(classified.media ?? [], claimed.media);
+  // Downloads take a while: the checking step shows meanwhile. Without downloads it commits with the outcome.
+  if (plan.toFetch.length > 0) await transaction(pool, [recordStatusesStatement([step])]);
+  const fetched = await fetchMedia(plan.toFetch, context);
+  // Later revisions of this run see what this one downloaded.
+  for (const outcome of fetched) {
+    const row = claimed.media.find((known) => known.url === outcome.url);
+    if (row) Object.assign(row, { fetch_status: outcome.status, fetched_revision: revision.revision });
+  }
+  const media = mediaStatuses(plan.wanted, claimed.media, revision.revision);
+  const failed = media.filter((item) => item.status === 'DOWNLOADING_FAILED' || item.status === 'CREATING_FAILED').length;
+  const accepted = rules.accepted.join(', ') || 'no portal';
+  const done = statusOf({
+    status: failed > 0 ? words.mediaError : words.done,
+    message: failed > 0 ? `Accepted on ${accepted}; ${failed} of ${media.length} media could not be used` : `Accepted on ${accepted}`,
+    portals: rules.accepted,
+    mediaStatuses: media,
   });
-  if (revision.operation === 'DELETE') await processDelete(pool, revision, statusOf);
-  else await processWrite(pool, revision, statusOf, context);
+  const statuses = [...(plan.toFetch.length > 0 ? [] : [step]), ...rules.statuses, done];
+  return commitOutcome(pool, id, revision.revision, statuses, mediaOutcomeStatements(id, revision.revision, fetched), finishedBy);
 }
 
-export const processingJob: JobDefinition = {
-  name: PROCESS_TASK,
-  async handler(payload, context) {
-    const { classifiedId, revision } = payload as { classifiedId: string; revision: number };
-    await processRevision(classifiedId, revision, context);
+async function processClassified(claimed: ClaimedClassified, context: WorkContext): Promise<void> {
+  let work: ClaimedClassified | undefined = claimed;
+  while (work) {
+    let finished = false;
+    if (work.revisions.length === 0) {
+      const results = await transaction(context.pool, finishStatements(work.classified_id, context.workerId));
+      finished = (results.at(-1)?.rowCount ?? 0) > 0;
+    }
+    for (const [index, revision] of work.revisions.entries()) {
+      finished = await processRevision(work, revision, index === work.revisions.length - 1, context);
+    }
+    if (finished) return;
+    // More revisions were acknowledged meanwhile: look again while the claim is ours.
+    const { rows } = await context.pool.query<ClaimedClassified>({ name: 'caas.reload', text: RELOAD, values: [claimed.classified_id, context.workerId] });
+    work = rows[0];
+  }
+}
+
+/** The stream of classified processing. */
+export const processingStream: WorkStream<ClaimedClassified> = {
+  name: PROCESSING_STREAM,
+  concurrency: (config: Config) => config.workerConcurrency,
+  async claim(context, limit) {
+    const { rows } = await context.pool.query<ClaimedClassified>({ name: 'caas.claim', text: CLAIM, values: [context.workerId, context.leaseSeconds, limit] });
+    return rows;
+  },
+  key: (claimed) => claimed.classified_id,
+  run: processClassified,
+  async renew(context, ids) {
+    await context.pool.query({
+      name: 'caas.renew',
+      text: 'UPDATE caas_processing_queue SET due_at = now() + make_interval(secs => $2) WHERE classified_id = ANY($3::uuid[]) AND claimed_by = $1',
+      values: [context.workerId, context.leaseSeconds, ids],
+    });
+  },
+  async fail(context, claimed, error, interrupted) {
+    await context.pool.query(
+      `UPDATE caas_processing_queue SET due_at = now() + make_interval(secs => $3), claimed_by = NULL, last_error = $4
+        WHERE classified_id = $1 AND claimed_by = $2`,
+      [claimed.classified_id, context.workerId, interrupted ? 0 : backoffSeconds(claimed.attempts), interrupted ? null : (error as Error).message],
+    );
+  },
+  async nextDue(context) {
+    const { rows } = await context.pool.query<{ at: Date | null }>({
+      name: 'caas.next_due',
+      text: 'SELECT min(due_at) AS at FROM caas_processing_queue',
+    });
+    return rows[0]?.at ?? undefined;
+  },
+  async depth(pool) {
+    const { rows } = await pool.query<QueueDepth>(
+      `SELECT count(*) FILTER (WHERE due_at <= now()) AS ready,
+              count(*) FILTER (WHERE due_at > now() AND claimed_by IS NULL) AS scheduled,
+              count(*) FILTER (WHERE due_at > now() AND claimed_by IS NOT NULL) AS locked
+         FROM caas_processing_queue`,
+    );
+    return rows[0]!;
   },
 };

@@ -1,14 +1,13 @@
 import type pg from 'pg';
 import type { Tenant } from '../../platform/db/tenant.js';
-import { and, sql } from '../../platform/db/sql.js';
-import { tenantBatch } from '../../platform/db/tenant.js';
+import { tenantTransaction } from '../../platform/db/tenant.js';
 import { decodeSeqToken, encodeSeqToken } from '../../platform/http/cursors.js';
 import { badRequest } from '../../platform/http/problems.js';
 import { classifiedNotFound } from './problems.js';
-import { toStatusItem, type StatusItem, type StatusRow } from './statuses.js';
+import type { StatusItem } from './statuses.js';
 
 /**
- * The read side of the classifieds API. Every query runs inside tenantBatch, so row-level security
+ * The read side of the classifieds API. Every query runs inside tenantTransaction, so row-level security
  * confines it to the caller's environment and offerer: another offerer's classified, or one of
  * the other environment, is simply not there (404, the same as an unknown id).
  *
@@ -62,13 +61,16 @@ export interface ListQuery {
  */
 export async function listClassifieds(pool: pg.Pool, tenant: Tenant, query: ListQuery): Promise<Page<string>> {
   const before = query.nextToken === undefined ? undefined : decodeCursor('classifieds', query.nextToken);
-  const conditions = [sql`deleted_at IS NULL`];
-  if (before !== undefined) conditions.push(sql`seq < ${before}`);
-  if (query.offererEstateId !== undefined) conditions.push(sql`offerer_estate_id = ${query.offererEstateId}`);
-  const [result] = await tenantBatch(pool, tenant, [
-    sql`SELECT seq, (payload || jsonb_build_object('classifiedId', id))::text AS item
-          FROM classifieds WHERE ${and(conditions)}
-         ORDER BY seq DESC LIMIT ${query.limit + 1}`,
+  // NULL leaves a condition out. Unnamed, so planned with the values at hand: the planner drops
+  // the conditions left out and walks the index from the cursor (a generic plan could not).
+  const [result] = await tenantTransaction(pool, tenant, [
+    {
+      text: `SELECT seq, (payload || jsonb_build_object('classifiedId', id))::text AS item
+               FROM classifieds
+              WHERE deleted_at IS NULL AND ($1::bigint IS NULL OR seq < $1) AND ($2::text IS NULL OR offerer_estate_id = $2)
+              ORDER BY seq DESC LIMIT $3`,
+      values: [before ?? null, query.offererEstateId ?? null, query.limit + 1],
+    },
   ]);
   return pageOf(result!.rows as { seq: number; item: string }[], query.limit, 'classifieds', (row) => row.item);
 }
@@ -81,11 +83,15 @@ export type ReadOne = { notModified: true; revision: number } | { notModified: f
  * costs no payload transfer from the database.
  */
 export async function readClassified(pool: pg.Pool, tenant: Tenant, id: string, ifNoneMatch: string[]): Promise<ReadOne> {
-  const [result] = await tenantBatch(pool, tenant, [
-    sql`SELECT revision,
-               CASE WHEN '"' || revision || '"' = ANY(${ifNoneMatch}::text[]) OR '*' = ANY(${ifNoneMatch}::text[]) THEN NULL
-                    ELSE (payload || jsonb_build_object('classifiedId', id))::text END AS item
-          FROM classifieds WHERE id = ${id}::uuid AND deleted_at IS NULL`,
+  const [result] = await tenantTransaction(pool, tenant, [
+    {
+      name: 'caas.read_classified',
+      text: `SELECT revision,
+                    CASE WHEN '"' || revision || '"' = ANY($2::text[]) OR '*' = ANY($2::text[]) THEN NULL
+                         ELSE (payload || jsonb_build_object('classifiedId', id))::text END AS item
+               FROM classifieds WHERE id = $1 AND deleted_at IS NULL`,
+      values: [id, ifNoneMatch],
+    },
   ]);
   const row = result!.rows[0] as { revision: number; item: string | null } | undefined;
   if (!row) throw classifiedNotFound(id);
@@ -113,19 +119,22 @@ export interface StatusQuery {
  */
 export async function listStatuses(pool: pg.Pool, tenant: Tenant, id: string, query: StatusQuery): Promise<Page<StatusItem>> {
   const before = query.nextToken === undefined ? undefined : decodeCursor('statuses', query.nextToken);
-  const conditions = [sql`s.classified_id = ${id}::uuid`];
-  if (before !== undefined) conditions.push(sql`s.seq < ${before}`);
-  if (query.statuses !== undefined) conditions.push(sql`s.status = ANY(${query.statuses}::text[])`);
-  if (query.portals !== undefined) conditions.push(sql`s.portals && ${query.portals}::text[]`);
-  if (query.latest) conditions.push(sql`s.revision = (SELECT c.revision FROM classifieds c WHERE c.id = ${id}::uuid)`);
-  const [page, known] = await tenantBatch(pool, tenant, [
-    sql`SELECT s.*, r.received_at
-          FROM classified_statuses s JOIN classified_revisions r ON r.classified_id = s.classified_id AND r.revision = s.revision
-         WHERE ${and(conditions)}
-         ORDER BY s.seq DESC LIMIT ${query.limit + 1}`,
+  const [page, known] = await tenantTransaction(pool, tenant, [
+    {
+      // NULL leaves a condition out; unnamed for the same reason as listClassifieds' statement.
+      text: `SELECT s.seq, immogate_caas_status_item(s, r.received_at) AS item
+               FROM classified_statuses s JOIN classified_revisions r ON r.classified_id = s.classified_id AND r.revision = s.revision
+              WHERE s.classified_id = $1
+                AND ($2::bigint IS NULL OR s.seq < $2)
+                AND ($3::text[] IS NULL OR s.status = ANY($3))
+                AND ($4::text[] IS NULL OR s.portals && $4)
+                AND (NOT $5 OR s.revision = (SELECT c.revision FROM classifieds c WHERE c.id = $1))
+              ORDER BY s.seq DESC LIMIT $6`,
+      values: [id, before ?? null, query.statuses ?? null, query.portals ?? null, query.latest, query.limit + 1],
+    },
     // An empty page is an unknown classified (404) or filters that matched nothing.
-    sql`SELECT 1 FROM classifieds WHERE id = ${id}::uuid`,
+    { name: 'caas.classified_exists', text: 'SELECT 1 FROM classifieds WHERE id = $1', values: [id] },
   ]);
   if (known!.rowCount === 0) throw classifiedNotFound(id);
-  return pageOf(page!.rows as StatusRow[], query.limit, 'statuses', toStatusItem);
+  return pageOf(page!.rows as { seq: number; item: StatusItem }[], query.limit, 'statuses', (row) => row.item);
 }

@@ -1,40 +1,12 @@
 import type pg from 'pg';
-import { jsonb, sql, Sql } from '../../platform/db/sql.js';
+import type { Statement } from '../../platform/db/pool.js';
+import { recordStatuses, statusInput } from './statuses.js';
 
 /**
- * The classifieds tables. Every query runs inside withTenant or tenantBatch, so row-level
- * security already confines it to the caller's environment and agency; the WHERE clauses below
- * only name the row wanted. The writes are statements (Sql) so that a write can send all of them
- * in one round trip.
+ * The statements of the classifieds tables. The request-path ones run inside withTenant or
+ * tenantTransaction, so row-level security already confines them to the caller's environment
+ * and agency; the processing ones run as the owner, for every agency.
  */
-
-export interface ClassifiedRow {
-  id: string;
-  offerer_estate_id: string;
-  revision: number;
-  payload: Record<string, unknown>;
-  payload_hash: string;
-  created_at: Date;
-  delete_requested_at: Date | null;
-}
-
-/** A live classified (not yet DELETED), locked for a write when `forUpdate`. */
-export async function findLive(client: pg.ClientBase, id: string, forUpdate = false): Promise<ClassifiedRow | undefined> {
-  const { rows } = await client.query<ClassifiedRow>(
-    `SELECT id, offerer_estate_id, revision, payload, payload_hash, created_at, delete_requested_at
-       FROM classifieds WHERE id = $1 AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
-    [id],
-  );
-  return rows[0];
-}
-
-export async function findByOffererEstateId(client: pg.ClientBase, offererEstateId: string): Promise<string | undefined> {
-  const { rows } = await client.query<{ id: string }>(
-    'SELECT id FROM classifieds WHERE offerer_estate_id = $1 AND deleted_at IS NULL',
-    [offererEstateId],
-  );
-  return rows[0]?.id;
-}
 
 export interface MediaOwner {
   url: string;
@@ -42,11 +14,115 @@ export interface MediaOwner {
   classified_id: string;
 }
 
+/** One classified to create, as the create statement reads it (jsonb_to_recordset). */
+export interface NewClassified {
+  n: number;
+  id: string;
+  offerer_estate_id: string;
+  payload: unknown;
+  payload_hash: string;
+}
+
+/** Per classified of a create: null members when it was created, else what it collided with. */
+export interface CreateOutcome {
+  n: number;
+  taken_by: string | null;
+  media_url: string | null;
+  media_id: string | null;
+  media_owner: string | null;
+}
+
 /**
- * The first of `urls` already registered for another classified of the offerer. A plain
- * `url = ANY(...)` lets the (url, environment, agency_id) index find each URL directly, whatever
- * the table statistics say (a join on unnest was planned as a scan of the agency's media while
- * the table grew fast); the body's order is restored here.
+ * Creates classifieds of one tenant, each with its first revision, media URLs, processing queue
+ * row, RECEIVED status and status webhooks: one statement for any number of them. Duplicates
+ * (an offererEstateId of a live classified, a media URL of another classified) are found before
+ * anything is written, so a refused body is never stored, not even in an aborted row; the caller
+ * sends no two classifieds that collide with each other in one statement. $1 environment, $2
+ * agency, $3 the classifieds (NewClassified[]), $4 their RECEIVED statuses (statusesJson, one per
+ * classified, in the same order).
+ */
+export function createClassifieds(environment: string, agencyId: string, classifieds: string, received: string): Statement {
+  return {
+    name: 'caas.create_classifieds',
+    text: `
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset($3::jsonb) AS i (n integer, id uuid, offerer_estate_id text, payload jsonb, payload_hash text)),
+    urls AS (
+      SELECT i.n, i.id, m.media ->> 'url' AS url, m.position
+        FROM input i, jsonb_array_elements(coalesce(i.payload -> 'media', '[]')) WITH ORDINALITY AS m (media, position)),
+    taken_estate AS (
+      SELECT DISTINCT ON (i.n) i.n, c.id AS classified_id
+        FROM input i JOIN classifieds c
+          ON c.offerer_estate_id = i.offerer_estate_id AND c.environment = $1::text AND c.agency_id = $2::text AND c.deleted_at IS NULL
+       ORDER BY i.n),
+    taken_media AS (
+      SELECT DISTINCT ON (u.n) u.n, m.url, m.media_id, m.classified_id
+        FROM urls u JOIN classified_media m ON m.url = u.url AND m.environment = $1::text AND m.agency_id = $2::text
+       ORDER BY u.n, u.position),
+    accepted AS (
+      SELECT i.* FROM input i
+       WHERE NOT EXISTS (SELECT 1 FROM taken_estate t WHERE t.n = i.n) AND NOT EXISTS (SELECT 1 FROM taken_media t WHERE t.n = i.n)),
+    new_classifieds AS (
+      INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload, payload_hash)
+      SELECT id, $1::text, $2::text, offerer_estate_id, 1, payload, payload_hash FROM accepted ORDER BY n),
+    new_revisions AS (
+      INSERT INTO classified_revisions (classified_id, revision, environment, agency_id, operation, payload)
+      SELECT id, 1, $1::text, $2::text, 'POST', payload FROM accepted),
+    new_media AS (
+      INSERT INTO classified_media (classified_id, url, environment, agency_id, media_id)
+      SELECT u.id, u.url, $1::text, $2::text, gen_random_uuid() FROM urls u JOIN accepted a ON a.n = u.n),
+    queued AS (
+      INSERT INTO caas_processing_queue (classified_id, environment, agency_id) SELECT id, $1::text, $2::text FROM accepted),
+    ${statusInput('all_received', '$4')},
+    received AS (SELECT r.* FROM all_received r JOIN accepted a ON a.id = r.classified_id),
+    ${recordStatuses('received')}
+    SELECT i.n, te.classified_id AS taken_by, tm.url AS media_url, tm.media_id, tm.classified_id AS media_owner
+      FROM input i LEFT JOIN taken_estate te ON te.n = i.n LEFT JOIN taken_media tm ON tm.n = i.n
+     ORDER BY i.n`,
+    values: [environment, agencyId, classifieds, received],
+  };
+}
+
+export interface CurrentRow {
+  revision: number;
+  payload_hash: string;
+  delete_requested_at: Date | null;
+  portals: string[];
+  /** A live classified of the offerer, other than this one, with the offererEstateId asked about. */
+  taken_by: string | null;
+  /** The first of the media URLs asked about that another classified of the offerer has. */
+  media_owner: MediaOwner | null;
+}
+
+/**
+ * A live classified (not yet DELETED), locked for a write, with what a new payload would collide
+ * with: another live classified with its offererEstateId, another classified's media URL.
+ */
+export async function lockCurrent(client: pg.ClientBase, id: string, offererEstateId: string | null, urls: readonly string[]): Promise<CurrentRow | undefined> {
+  const { rows } = await client.query<CurrentRow>({
+    name: 'caas.lock_current',
+    text: `SELECT c.revision, c.payload_hash, c.delete_requested_at, ARRAY(SELECT jsonb_array_elements_text(c.payload -> 'portals')) AS portals,
+                  (SELECT t.id FROM classifieds t WHERE t.offerer_estate_id = $2 AND t.id <> c.id AND t.deleted_at IS NULL) AS taken_by,
+                  (SELECT json_build_object('url', m.url, 'media_id', m.media_id, 'classified_id', m.classified_id)
+                     FROM classified_media m WHERE m.url = ANY ($3::text[]) AND m.classified_id <> c.id
+                    ORDER BY array_position($3::text[], m.url) LIMIT 1) AS media_owner
+             FROM classifieds c WHERE c.id = $1 AND c.deleted_at IS NULL
+              FOR UPDATE OF c`,
+    values: [id, offererEstateId, urls],
+  });
+  return rows[0];
+}
+
+/** The live classified with this offererEstateId (explaining a duplicate found by its unique index). */
+export async function findByOffererEstateId(client: pg.ClientBase, offererEstateId: string): Promise<string | undefined> {
+  const { rows } = await client.query<{ id: string }>('SELECT id FROM classifieds WHERE offerer_estate_id = $1 AND deleted_at IS NULL', [offererEstateId]);
+  return rows[0]?.id;
+}
+
+/**
+ * The first of `urls` registered for another classified of the offerer (explaining a duplicate
+ * found by the unique index). A plain `url = ANY(...)` lets the (url, environment, agency_id)
+ * index find each URL directly; the body's order is restored here.
  */
 export async function findMediaOfOthers(client: pg.ClientBase, urls: string[], classifiedId: string): Promise<MediaOwner | undefined> {
   if (urls.length === 0) return undefined;
@@ -54,62 +130,81 @@ export async function findMediaOfOthers(client: pg.ClientBase, urls: string[], c
     'SELECT url, media_id, classified_id FROM classified_media WHERE url = ANY($1::text[]) AND classified_id <> $2',
     [urls, classifiedId],
   );
-  if (rows.length === 0) return undefined;
   const owners = new Map(rows.map((row) => [row.url, row]));
   return urls.map((url) => owners.get(url)).find((owner) => owner !== undefined);
 }
 
-export interface NewRevision {
+/**
+ * A PUT with a new payload: the classified, its revision, its media URLs (those that went away
+ * are dropped with their download outcome, new ones get a mediaId, kept ones keep theirs and are
+ * not fetched again), the processing queue (a row may be there already, for an earlier revision
+ * not processed yet) and the RECEIVED status with its webhooks. $5 statuses (statusesJson).
+ */
+export function updateClassified(row: {
   id: string;
   environment: string;
   agencyId: string;
   revision: number;
-  operation: 'POST' | 'PUT' | 'DELETE';
-  payload: Record<string, unknown> | null;
-  unchanged?: boolean;
-}
-
-export function insertClassified(row: {
-  id: string;
-  environment: string;
-  agencyId: string;
   offererEstateId: string;
-  payload: Record<string, unknown>;
+  payload: string;
   payloadHash: string;
-}): Sql {
-  return sql`INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload, payload_hash)
-     VALUES (${row.id}, ${row.environment}, ${row.agencyId}, ${row.offererEstateId}, 1, ${jsonb(row.payload)}, ${row.payloadHash})`;
-}
-
-export function updateClassified(row: { id: string; revision: number; offererEstateId: string; payload: Record<string, unknown>; payloadHash: string }): Sql {
-  return sql`UPDATE classifieds SET revision = ${row.revision}, offerer_estate_id = ${row.offererEstateId}, payload = ${jsonb(row.payload)},
-                    payload_hash = ${row.payloadHash}, updated_at = now()
-      WHERE id = ${row.id}`;
-}
-
-export function markDeleteRequested(id: string, revision: number): Sql {
-  return sql`UPDATE classifieds SET revision = ${revision}, delete_requested_at = now(), updated_at = now() WHERE id = ${id}`;
-}
-
-export function bumpRevision(id: string, revision: number): Sql {
-  return sql`UPDATE classifieds SET revision = ${revision}, updated_at = now() WHERE id = ${id}`;
-}
-
-export function insertRevision(revision: NewRevision): Sql {
-  const unchanged = revision.unchanged ?? false;
-  return sql`INSERT INTO classified_revisions (classified_id, revision, environment, agency_id, operation, payload, unchanged, processed_at)
-     VALUES (${revision.id}, ${revision.revision}, ${revision.environment}, ${revision.agencyId}, ${revision.operation},
-             ${revision.payload === null ? null : jsonb(revision.payload)}, ${unchanged}, ${unchanged ? new Sql('now()') : null})`;
+  urls: readonly string[];
+  received: string;
+}): Statement {
+  return {
+    name: 'caas.update_classified',
+    text: `
+    WITH updated AS (
+      UPDATE classifieds SET revision = $4, offerer_estate_id = $5, payload = $6::jsonb, payload_hash = $7, updated_at = now() WHERE id = $1),
+    new_revision AS (
+      INSERT INTO classified_revisions (classified_id, revision, environment, agency_id, operation, payload) VALUES ($1, $4, $2, $3, 'PUT', $6::jsonb)),
+    gone_media AS (
+      DELETE FROM classified_media WHERE classified_id = $1 AND NOT (url = ANY ($8::text[]))),
+    new_media AS (
+      INSERT INTO classified_media (classified_id, url, environment, agency_id, media_id)
+      SELECT $1, url, $2, $3, gen_random_uuid() FROM unnest($8::text[]) AS url
+      ON CONFLICT (classified_id, url) DO NOTHING),
+    queued AS (
+      INSERT INTO caas_processing_queue (classified_id, environment, agency_id) VALUES ($1, $2, $3) ON CONFLICT (classified_id) DO NOTHING),
+    ${statusInput('received', '$9')},
+    ${recordStatuses('received')}
+    SELECT 1`,
+    values: [row.id, row.environment, row.agencyId, row.revision, row.offererEstateId, row.payload, row.payloadHash, row.urls, row.received],
+  };
 }
 
 /**
- * Makes the registered media URLs of a classified those of its newest revision: URLs that went
- * away are dropped (their download outcome with them), new ones are added with a new mediaId,
- * and URLs that stay keep their mediaId and outcome, so they are not fetched again.
+ * A PUT equal to the current payload: acknowledged as a revision that needs no processing, with
+ * its statuses (RECEIVED, then UPDATED) recorded, and their webhooks scheduled, at once.
  */
-export function replaceMediaUrls(classified: { id: string; environment: string; agencyId: string }, urls: string[]): Sql {
-  return sql`WITH gone AS (DELETE FROM classified_media WHERE classified_id = ${classified.id} AND NOT (url = ANY(${urls}::text[])))
-     INSERT INTO classified_media (classified_id, url, environment, agency_id, media_id)
-     SELECT ${classified.id}, url, ${classified.environment}, ${classified.agencyId}, gen_random_uuid() FROM unnest(${urls}::text[]) AS url
-     ON CONFLICT (classified_id, url) DO NOTHING`;
+export function recordUnchanged(row: { id: string; environment: string; agencyId: string; revision: number; statuses: string }): Statement {
+  return {
+    name: 'caas.record_unchanged',
+    text: `
+    WITH bumped AS (UPDATE classifieds SET revision = $4, updated_at = now() WHERE id = $1),
+    new_revision AS (
+      INSERT INTO classified_revisions (classified_id, revision, environment, agency_id, operation, payload, unchanged, processed_at)
+      VALUES ($1, $4, $2, $3, 'PUT', NULL, true, now())),
+    ${statusInput('recorded', '$5')},
+    ${recordStatuses('recorded')}
+    SELECT 1`,
+    values: [row.id, row.environment, row.agencyId, row.revision, row.statuses],
+  };
+}
+
+/** A DELETE: the classified still reads until processing records DELETED. */
+export function requestDelete(row: { id: string; environment: string; agencyId: string; revision: number; received: string }): Statement {
+  return {
+    name: 'caas.request_delete',
+    text: `
+    WITH marked AS (UPDATE classifieds SET revision = $4, delete_requested_at = now(), updated_at = now() WHERE id = $1),
+    new_revision AS (
+      INSERT INTO classified_revisions (classified_id, revision, environment, agency_id, operation, payload) VALUES ($1, $4, $2, $3, 'DELETE', NULL)),
+    queued AS (
+      INSERT INTO caas_processing_queue (classified_id, environment, agency_id) VALUES ($1, $2, $3) ON CONFLICT (classified_id) DO NOTHING),
+    ${statusInput('received', '$5')},
+    ${recordStatuses('received')}
+    SELECT 1`,
+    values: [row.id, row.environment, row.agencyId, row.revision, row.received],
+  };
 }

@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import type { Environment } from '../catalogue.js';
-import { jsonb, sql, type Sql } from '../../platform/db/sql.js';
-import { notifySubscribers, type Subscriber } from './webhooks.js';
+import { deliveriesCte } from '../../platform/delivery/index.js';
+import { SOURCE } from './webhooks.js';
 
 /** The status values of contract-notes, and the spec's lifecycle stage each belongs to. */
 export const STATUSES = [
@@ -58,59 +55,68 @@ export interface NewStatus {
   message: string;
   portals: readonly string[];
   mediaStatuses?: { url: string; status: MediaStatus }[];
+  /** When its revision was acknowledged (the item's creationDate); unset: now, in the write that acknowledges it. */
+  receivedAt?: string;
 }
 
-/**
- * The INSERT of a status, recorded once: a job that runs again after a crash meets the
- * (classified, revision, status) key and adds nothing. It returns the row as status items show it.
- */
-export function insertStatus(status: NewStatus): Sql {
-  return sql`INSERT INTO classified_statuses
-       (status_id, classified_id, environment, agency_id, revision, status, sub_status, sub_status_details,
-        message, stage, portals, media_statuses)
-     VALUES (${randomUUID()}, ${status.classifiedId}, ${status.environment}, ${status.agencyId}, ${status.revision},
-             ${status.status}, ${status.subStatus ?? null}, ${status.subStatusDetails ?? null}, ${status.message},
-             ${stageOf(status.status)}, ${status.portals}::text[], ${status.mediaStatuses === undefined ? null : jsonb(status.mediaStatuses)})
-     ON CONFLICT (classified_id, revision, status) DO NOTHING
-     RETURNING *`;
-}
+/** The columns of a status to record, as the statements below read them from JSON (jsonb_to_recordset). */
+const STATUS_COLUMNS = `ord integer, classified_id uuid, environment text, agency_id text, revision integer, status text, sub_status text,
+  sub_status_details text, message text, stage text, portals text[], media_statuses jsonb, received_at timestamptz`;
 
-/** The subscribers of the status's offerer, found in the same round trip as the status itself. */
-const WITH_SUBSCRIBERS = `SELECT i.*, r.received_at,
-            coalesce((SELECT json_agg(json_build_object('subscriptionId', w.subscription_id, 'url', w.url,
-                                                        'statuses', w.statuses, 'secret', w.secret))
-                        FROM caas_webhook_subscriptions w
-                       WHERE w.environment = i.environment AND w.agency_id = i.agency_id), '[]') AS subscribers
-       FROM inserted i JOIN classified_revisions r ON r.classified_id = i.classified_id AND r.revision = i.revision`;
-
-/**
- * Records a status once and schedules its delivery to the offerer's status webhooks in the same
- * transaction; nothing is sent twice for a status met again.
- */
-export async function recordStatus(client: pg.ClientBase, status: NewStatus): Promise<StatusItem | undefined> {
-  const { rows } = await client.query<StatusRow & { subscribers: Subscriber[] }>(`WITH inserted AS (${insertStatus(status).text}) ${WITH_SUBSCRIBERS}`);
-  const row = rows[0];
-  if (!row) return undefined;
-  const item = toStatusItem(row);
-  await notifySubscribers(client, item, status.environment as Environment, row.subscribers);
-  return item;
-}
-
-/**
- * Schedules the webhooks of a status recorded earlier without them. The RECEIVED status of a
- * write is inserted with the write, in its single round trip; its deliveries are scheduled by the
- * write's processing job, once, in the transaction that records the processing step.
- */
-export async function notifyRecorded(client: pg.ClientBase, classifiedId: string, revision: number, status: Status, environment: Environment): Promise<void> {
-  const { rows } = await client.query<StatusRow & { subscribers: Subscriber[] }>(
-    `WITH inserted AS (SELECT * FROM classified_statuses WHERE classified_id = $1 AND revision = $2 AND status = $3) ${WITH_SUBSCRIBERS}`,
-    [classifiedId, revision, status],
+/** Statuses as the JSON parameter that statusInput() reads; their order is the order they are recorded in. */
+export function statusesJson(statuses: readonly NewStatus[]): string {
+  return JSON.stringify(
+    statuses.map((status, ord) => ({
+      ord,
+      classified_id: status.classifiedId,
+      environment: status.environment,
+      agency_id: status.agencyId,
+      revision: status.revision,
+      status: status.status,
+      sub_status: status.subStatus ?? null,
+      sub_status_details: status.subStatusDetails ?? null,
+      message: status.message,
+      stage: stageOf(status.status),
+      portals: status.portals,
+      media_statuses: status.mediaStatuses ?? null,
+      received_at: status.receivedAt ?? null,
+    })),
   );
-  const row = rows[0];
-  if (row) await notifySubscribers(client, toStatusItem(row), environment, row.subscribers);
 }
 
-/** The status item as GET .../statuses and the status webhook show it. */
+/** SQL text of a CTE, `name`, with the statuses of the JSON parameter `param` (see statusesJson). */
+export function statusInput(name: string, param: string): string {
+  return `${name} AS (SELECT * FROM jsonb_to_recordset(${param}::jsonb) AS i (${STATUS_COLUMNS}))`;
+}
+
+/**
+ * SQL text of the CTEs that record the statuses of the CTE `source` (the columns of statusInput)
+ * and schedule their status webhooks, in the statement of the write or the processing step they
+ * belong to. A status is recorded once: one met again (a job run again after a crash) is left as
+ * it is and sends nothing. Each is posted to every subscription of its offerer and environment
+ * whose filter wants it (a filter on CREATED or UPDATED takes their _WITH_MEDIA_ERROR forms too).
+ */
+export function recordStatuses(source: string): string {
+  return `
+  inserted_statuses AS (
+    INSERT INTO classified_statuses AS s
+           (status_id, classified_id, environment, agency_id, revision, status, sub_status, sub_status_details, message, stage, portals, media_statuses)
+    SELECT gen_random_uuid(), classified_id, environment, agency_id, revision, status, sub_status, sub_status_details, message, stage, portals, media_statuses
+      FROM ${source} ORDER BY ord
+    ON CONFLICT (classified_id, revision, status) DO NOTHING
+    RETURNING s),
+  status_recipients AS (
+    SELECT '${SOURCE}' AS source, (i.s).environment, (i.s).agency_id, w.subscription_id::text AS subscription_id,
+           w.url || '/classifieds/' || (i.s).classified_id || '/statuses' AS url,
+           immogate_caas_status_item(i.s, coalesce(src.received_at, now())) AS payload, w.secret, '{}'::jsonb AS headers
+      FROM inserted_statuses i
+      JOIN ${source} src ON src.classified_id = (i.s).classified_id AND src.revision = (i.s).revision AND src.status = (i.s).status
+      JOIN caas_webhook_subscriptions w ON w.environment = (i.s).environment AND w.agency_id = (i.s).agency_id
+     WHERE w.statuses IS NULL OR (i.s).status = ANY (w.statuses) OR regexp_replace((i.s).status, '_WITH_MEDIA_ERROR$', '') = ANY (w.statuses)),
+  ${deliveriesCte('status_deliveries', 'status_recipients')}`;
+}
+
+/** The status item as GET .../statuses and the status webhook show it (immogate_caas_status_item writes it). */
 export interface StatusItem {
   statusId: string;
   classifiedId: string;
@@ -125,39 +131,4 @@ export interface StatusItem {
   statusDate: string;
   mediaStatuses?: { url: string; status: MediaStatus }[];
   stage: Stage;
-}
-
-export interface StatusRow {
-  seq: number;
-  status_id: string;
-  classified_id: string;
-  agency_id: string;
-  revision: number;
-  status: Status;
-  sub_status: string | null;
-  sub_status_details: string | null;
-  message: string;
-  stage: Stage;
-  portals: string[];
-  media_statuses: { url: string; status: MediaStatus }[] | null;
-  status_date: Date;
-  received_at: Date;
-}
-
-export function toStatusItem(row: StatusRow): StatusItem {
-  return {
-    statusId: row.status_id,
-    classifiedId: row.classified_id,
-    customerId: row.agency_id,
-    creationDate: row.received_at.toISOString(),
-    revision: row.revision,
-    portals: row.portals,
-    status: row.status,
-    ...(row.sub_status === null ? {} : { subStatus: row.sub_status }),
-    ...(row.sub_status_details === null ? {} : { subStatusDetails: row.sub_status_details }),
-    message: row.message,
-    statusDate: row.status_date.toISOString(),
-    ...(row.media_statuses === null ? {} : { mediaStatuses: row.media_statuses }),
-    stage: row.stage,
-  };
 }

@@ -1,16 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { Environment } from '../catalogue.js';
 import type { Tenant } from '../../platform/db/tenant.js';
 import { withTenant } from '../../platform/db/tenant.js';
-import { cancelDeliveries, retargetDeliveries, scheduleDelivery } from '../../platform/delivery/index.js';
+import { cancelDeliveries, retargetDeliveries } from '../../platform/delivery/index.js';
 import { notFound } from '../../platform/http/problems.js';
-import type { StatusItem } from './statuses.js';
 
 /**
  * Status webhooks: PUT /webhooks subscribes the calling client for its offerer in its
- * environment; every status recorded from then on (filtered by `statuses`) is POSTed, signed
- * and retried by the platform's delivery machinery, to `{url}/classifieds/{classifiedId}/statuses`.
+ * environment; every status recorded from then on (filtered by `statuses`, see recordStatuses) is
+ * POSTed, signed and retried by the platform's delivery machinery, to
+ * `{url}/classifieds/{classifiedId}/statuses`.
  */
 export const SOURCE = 'caas';
 
@@ -63,32 +62,4 @@ export async function unsubscribe(pool: pg.Pool, tenant: Tenant): Promise<void> 
 /** A subscription that is gone at the receiver's word (410) is removed, as a DELETE /webhooks would. */
 export async function removeGone(client: pg.ClientBase, subscriptionId: string): Promise<void> {
   await client.query('DELETE FROM caas_webhook_subscriptions WHERE subscription_id = $1', [subscriptionId]);
-}
-
-/** CREATED covers CREATED_WITH_MEDIA_ERROR (the real API's subscription enum has no such value). */
-function wanted(filter: string[] | null, status: string): boolean {
-  return filter === null || filter.includes(status) || filter.includes(status.replace(/_WITH_MEDIA_ERROR$/, ''));
-}
-
-export interface Subscriber {
-  subscriptionId: string;
-  url: string;
-  statuses: string[] | null;
-  secret: string;
-}
-
-/** Schedules the delivery of a new status to each subscriber that wants it, in the caller's transaction. */
-export async function notifySubscribers(client: pg.ClientBase, item: StatusItem, environment: Environment, subscribers: Subscriber[]): Promise<void> {
-  for (const subscriber of subscribers) {
-    if (!wanted(subscriber.statuses, item.status)) continue;
-    await scheduleDelivery(client, {
-      source: SOURCE,
-      environment,
-      agencyId: item.customerId,
-      subscriptionId: subscriber.subscriptionId,
-      url: `${subscriber.url}/classifieds/${item.classifiedId}/statuses`,
-      payload: item,
-      secret: subscriber.secret,
-    });
-  }
 }

@@ -1,31 +1,25 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { Tenant } from '../../platform/db/tenant.js';
-import { script, type Sql } from '../../platform/db/sql.js';
-import { tenantBatch, withTenant } from '../../platform/db/tenant.js';
+import { Batcher } from '../../platform/db/batcher.js';
+import { execute, transaction, type Statement } from '../../platform/db/pool.js';
+import { confineTo, withTenant, type Tenant } from '../../platform/db/tenant.js';
 import { entityTags } from '../../platform/http/etags.js';
 import { Problem, badRequest } from '../../platform/http/problems.js';
-import { addJob } from '../../platform/jobs/queue.js';
 import { classifiedNotFound } from './problems.js';
 import type { Classified } from './schema/classified.js';
 import * as repository from './repository.js';
-import { insertStatus, recordStatus, type NewStatus, type Operation } from './statuses.js';
+import { statusesJson, type NewStatus, type Operation } from './statuses.js';
 
 /**
  * The write path: each POST, PUT and DELETE is one transaction that stores the new revision,
- * its RECEIVED status and its processing job, so the 202 is sent only for a write that can no
- * longer be lost. The job goes to a queue of its own classified, so its writes are processed in
- * the order they were acknowledged.
+ * its RECEIVED status (with its webhooks) and its classified's row in the processing queue, so
+ * the 202 is sent only for a write that can no longer be lost. The worker processes a
+ * classified's revisions in the order they were acknowledged (processing.ts).
  */
-export const PROCESS_TASK = 'caas:process_revision';
 
 export interface Acknowledgement {
   classifiedId: string;
   revision: number;
-}
-
-export function queueOf(classifiedId: string): string {
-  return `caas:classified:${classifiedId}`;
 }
 
 /** Canonical JSON (keys sorted) so that equal payloads hash equal whatever their key order. */
@@ -99,8 +93,9 @@ export function checkBody(payload: Classified): void {
 }
 
 /**
- * Turns a unique-index violation into the problem naming what the write collided with: for a
- * create that is how duplicates are found, for an update it covers a race with another write.
+ * Turns a unique-index violation into the problem naming what the write collided with: the
+ * writes look for duplicates before writing, so this only meets a concurrent write of the same
+ * offererEstateId or media URL that committed first.
  */
 async function onUniqueViolation<T>(fn: () => Promise<T>, explain: (constraint: string) => Promise<Problem | undefined>): Promise<T> {
   try {
@@ -130,7 +125,11 @@ async function duplicateProblem(pool: pg.Pool, tenant: Tenant, constraint: strin
   });
 }
 
-/** The RECEIVED status of an acknowledged write; its webhooks are scheduled by the processing job. */
+function receivedMessage(operation: Operation, revision: number): string {
+  return `The ${operation} of revision ${revision} was received and is queued for processing`;
+}
+
+/** The RECEIVED status of an acknowledged write. */
 function received(tenant: Tenant, ack: { id: string; revision: number; operation: Operation; portals: readonly string[] }): NewStatus {
   return {
     classifiedId: ack.id,
@@ -139,38 +138,125 @@ function received(tenant: Tenant, ack: { id: string; revision: number; operation
     revision: ack.revision,
     status: 'RECEIVED',
     subStatus: `RECEIVED_${ack.operation}`,
-    message: `The ${ack.operation} of revision ${ack.revision} was received and is queued for processing`,
+    message: receivedMessage(ack.operation, ack.revision),
     portals: ack.portals,
   };
 }
 
-function processing(id: string, revision: number): Sql {
-  return addJob({ task: PROCESS_TASK, payload: { classifiedId: id, revision }, queue: queueOf(id) });
+// ---- creates, committed in groups ----
+
+interface CreateRequest {
+  tenant: Tenant;
+  id: string;
+  payload: Classified;
+  offererEstateId: string;
+  urls: string[];
+}
+
+/** A create's outcome; `error` is its problem (a duplicate), or why its write failed. */
+type CreateResult = { created: true } | { created: false; error: unknown };
+
+/**
+ * Creates that share nothing: no two with the same offererEstateId or media URL, so that one
+ * statement can check all of them against what is stored before writing any.
+ */
+function disjointRounds(requests: CreateRequest[]): CreateRequest[][] {
+  const rounds: { estateIds: Set<string>; urls: Set<string>; requests: CreateRequest[] }[] = [];
+  for (const request of requests) {
+    let round = rounds.find((candidate) => !candidate.estateIds.has(request.offererEstateId) && request.urls.every((url) => !candidate.urls.has(url)));
+    if (!round) rounds.push((round = { estateIds: new Set(), urls: new Set(), requests: [] }));
+    round.estateIds.add(request.offererEstateId);
+    for (const url of request.urls) round.urls.add(url);
+    round.requests.push(request);
+  }
+  return rounds.map((round) => round.requests);
+}
+
+function createStatement(tenant: Tenant, requests: CreateRequest[]): Statement {
+  const classifieds = requests.map((request, n) => ({
+    n,
+    id: request.id,
+    offerer_estate_id: request.offererEstateId,
+    payload: request.payload,
+    payload_hash: hashOf(request.payload),
+  }));
+  const statuses = requests.map((request) => received(tenant, { id: request.id, revision: 1, operation: 'POST', portals: request.payload.portals }));
+  return repository.createClassifieds(tenant.environment, tenant.agencyId, JSON.stringify(classifieds), statusesJson(statuses));
+}
+
+function createResult(outcome: repository.CreateOutcome, request: CreateRequest): CreateResult {
+  if (outcome.taken_by !== null) return { created: false, error: duplicatedClassified(request.offererEstateId, outcome.taken_by) };
+  if (outcome.media_url !== null) {
+    return { created: false, error: duplicatedMedia({ url: outcome.media_url, media_id: outcome.media_id!, classified_id: outcome.media_owner! }) };
+  }
+  return { created: true };
 }
 
 /**
- * A create is one round trip: every statement of its transaction goes in one message. Duplicates
- * (offererEstateId, media URLs) are not looked up first, here or in an update: the unique indexes
- * refuse them and onUniqueViolation names the owner.
+ * Writes a group of creates in one transaction: per tenant, its confinement and one statement per
+ * disjoint round (a later round sees what an earlier one wrote, so a duplicate within the group
+ * is refused like any other). If the transaction fails, each create is written alone, so that
+ * only the one at fault fails.
  */
+async function writeCreates(pool: pg.Pool, requests: CreateRequest[]): Promise<CreateResult[]> {
+  const byTenant = new Map<string, CreateRequest[]>();
+  for (const request of requests) {
+    const key = JSON.stringify([request.tenant.environment, request.tenant.agencyId]);
+    byTenant.set(key, [...(byTenant.get(key) ?? []), request]);
+  }
+  const statements: Statement[] = [];
+  const answered: { index: number; requests: CreateRequest[] }[] = [];
+  for (const group of byTenant.values()) {
+    statements.push(confineTo(group[0]!.tenant));
+    for (const round of disjointRounds(group)) {
+      answered.push({ index: statements.length, requests: round });
+      statements.push(createStatement(group[0]!.tenant, round));
+    }
+  }
+  try {
+    const results = await transaction(pool, statements);
+    const byRequest = new Map<CreateRequest, CreateResult>();
+    for (const { index, requests: round } of answered) {
+      for (const outcome of results[index]!.rows as repository.CreateOutcome[]) byRequest.set(round[outcome.n]!, createResult(outcome, round[outcome.n]!));
+    }
+    return requests.map((request) => byRequest.get(request)!);
+  } catch (error) {
+    if (requests.length > 1) return Promise.all(requests.map(async (request) => (await writeCreates(pool, [request]))[0]!));
+    const [request] = requests as [CreateRequest];
+    const explained = await onUniqueViolation(
+      () => Promise.reject(error),
+      (constraint) => duplicateProblem(pool, request.tenant, constraint, request.payload, request.id),
+    ).catch((reason: unknown) => reason);
+    return [{ created: false, error: explained }];
+  }
+}
+
+const creators = new WeakMap<pg.Pool, Batcher<CreateRequest, CreateResult>>();
+
+/** Creates are committed in groups (group commit, see Batcher): one statement and one commit for all the POSTs of a moment. */
+function creatorFor(pool: pg.Pool): Batcher<CreateRequest, CreateResult> {
+  let creator = creators.get(pool);
+  if (!creator) creators.set(pool, (creator = new Batcher((requests) => writeCreates(pool, requests), { maxBatch: 64, maxInFlight: 4 })));
+  return creator;
+}
+
 export async function createClassified(pool: pg.Pool, tenant: Tenant, payload: Classified): Promise<Acknowledgement> {
   checkBody(payload);
   const id = randomUUID();
-  const offererEstateId = payload.data.metaData.source.offererEstateId;
-  const urls = mediaUrls(payload);
-  const row = { id, environment: tenant.environment, agencyId: tenant.agencyId };
-  await onUniqueViolation(
-    () =>
-      tenantBatch(pool, tenant, [
-        repository.insertClassified({ ...row, offererEstateId, payload: payload as never, payloadHash: hashOf(payload) }),
-        repository.insertRevision({ ...row, revision: 1, operation: 'POST', payload: payload as never }),
-        repository.replaceMediaUrls(row, urls),
-        insertStatus(received(tenant, { id, revision: 1, operation: 'POST', portals: payload.portals })),
-        processing(id, 1),
-      ]),
-    (constraint) => duplicateProblem(pool, tenant, constraint, payload, id),
-  );
+  const result = await creatorFor(pool).submit({ tenant, id, payload, offererEstateId: payload.data.metaData.source.offererEstateId, urls: mediaUrls(payload) });
+  if (!result.created) throw result.error;
   return { classifiedId: id, revision: 1 };
+}
+
+// ---- updates and deletes: read the current revision, then write ----
+
+function checkIfMatch(ifMatch: string | undefined, revision: number): void {
+  if (ifMatch === undefined) return;
+  const etag = `"${revision}"`;
+  const wanted = entityTags(ifMatch);
+  if (!wanted.includes('*') && !wanted.includes(etag)) {
+    throw new Problem(412, 'Precondition failed', `If-Match ${ifMatch} does not match the current ETag ${etag}`, {}, 'precondition-failed');
+  }
 }
 
 export async function updateClassified(
@@ -186,42 +272,30 @@ export async function updateClassified(
   return onUniqueViolation(
     () =>
       withTenant(pool, tenant, async (client) => {
-        const current = await repository.findLive(client, id, true);
+        const current = await repository.lockCurrent(client, id, offererEstateId, urls);
         if (!current || current.delete_requested_at !== null) throw classifiedNotFound(id);
-        const etag = `"${current.revision}"`;
-        if (ifMatch !== undefined) {
-          const wanted = entityTags(ifMatch);
-          if (!wanted.includes('*') && !wanted.includes(etag)) {
-            throw new Problem(412, 'Precondition failed', `If-Match ${ifMatch} does not match the current ETag ${etag}`, {}, 'precondition-failed');
-          }
-        }
+        checkIfMatch(ifMatch, current.revision);
+        if (current.taken_by !== null) throw duplicatedClassified(offererEstateId, current.taken_by);
+        if (current.media_owner !== null) throw duplicatedMedia(current.media_owner);
         const revision = current.revision + 1;
-        const row = { id, environment: tenant.environment, agencyId: tenant.agencyId };
+        const row = { id, environment: tenant.environment, agencyId: tenant.agencyId, revision };
+        const receivedStatus = received(tenant, { id, revision, operation: 'PUT', portals: payload.portals });
         const payloadHash = hashOf(payload);
         if (payloadHash === current.payload_hash) {
           // Nothing to process: the write is acknowledged and recorded as an unchanged update.
-          await client.query(script([repository.bumpRevision(id, revision), repository.insertRevision({ ...row, revision, operation: 'PUT', payload: null, unchanged: true })]));
-          // No job will run for it: both statuses are recorded, and their webhooks scheduled, here.
-          await recordStatus(client, received(tenant, { id, revision, operation: 'PUT', portals: payload.portals }));
-          await recordStatus(client, {
-            ...row,
-            classifiedId: id,
-            revision,
+          const unchanged: NewStatus = {
+            ...receivedStatus,
             status: 'UPDATED',
+            subStatus: undefined,
             message: `Unchanged: the payload equals revision ${current.revision}; nothing was processed`,
-            portals: payload.portals,
-          });
-          return { classifiedId: id, revision };
+          };
+          await execute(client, repository.recordUnchanged({ ...row, statuses: statusesJson([receivedStatus, unchanged]) }));
+        } else {
+          await execute(
+            client,
+            repository.updateClassified({ ...row, offererEstateId, payload: JSON.stringify(payload), payloadHash, urls, received: statusesJson([receivedStatus]) }),
+          );
         }
-        await client.query(
-          script([
-            repository.updateClassified({ id, revision, offererEstateId, payload: payload as never, payloadHash }),
-            repository.insertRevision({ ...row, revision, operation: 'PUT', payload: payload as never }),
-            repository.replaceMediaUrls(row, urls),
-            insertStatus(received(tenant, { id, revision, operation: 'PUT', portals: payload.portals })),
-            processing(id, revision),
-          ]),
-        );
         return { classifiedId: id, revision };
       }),
     (constraint) => duplicateProblem(pool, tenant, constraint, payload, id),
@@ -230,20 +304,13 @@ export async function updateClassified(
 
 export async function deleteClassified(pool: pg.Pool, tenant: Tenant, id: string): Promise<Acknowledgement> {
   return withTenant(pool, tenant, async (client) => {
-    const current = await repository.findLive(client, id, true);
+    const current = await repository.lockCurrent(client, id, null, []);
     if (!current) throw classifiedNotFound(id);
     // A DELETE repeated before the first is processed is acknowledged again, with nothing new to do.
     if (current.delete_requested_at !== null) return { classifiedId: id, revision: current.revision };
     const revision = current.revision + 1;
-    const portals = ((current.payload as { portals?: string[] }).portals ?? []) as string[];
-    await client.query(
-      script([
-        repository.markDeleteRequested(id, revision),
-        repository.insertRevision({ id, environment: tenant.environment, agencyId: tenant.agencyId, revision, operation: 'DELETE', payload: null }),
-        insertStatus(received(tenant, { id, revision, operation: 'DELETE', portals })),
-        processing(id, revision),
-      ]),
-    );
+    const status = received(tenant, { id, revision, operation: 'DELETE', portals: current.portals });
+    await execute(client, repository.requestDelete({ id, environment: tenant.environment, agencyId: tenant.agencyId, revision, received: statusesJson([status]) }));
     return { classifiedId: id, revision };
   });
 }

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { jsonb, sql } from '../../platform/db/sql.js';
-import { tenantBatch, withTenant, type Tenant } from '../../platform/db/tenant.js';
+import { tenantTransaction, withTenant, type Tenant } from '../../platform/db/tenant.js';
 import { badRequest, notFound } from '../../platform/http/problems.js';
 import { toLead, type Lead, type LeadRow, type PhoneNumber } from './model.js';
-import { notifyNewLead } from './notifications.js';
+import { leadNotifications } from './notifications.js';
 
 /**
  * Leads: submit, search by ingestion date, read one. Every query runs inside withTenant or
@@ -16,10 +15,10 @@ import { notifyNewLead } from './notifications.js';
  * stamped under that lock and never goes backwards within an agency. So within an agency the
  * committed leads are always a prefix of the ingestion order: a lead committed after a page was
  * read sorts after every lead of that page, and continuing after the page's last lead loses and
- * repeats none. The lock covers only the writing of the lead row and the commit (see createLead):
- * at 200 leads a second to one agency it keeps up. Because (ingested_at, seq) then orders exactly
- * like seq, pages are read through the (environment, agency_id, ingested_at, seq) index: each page
- * costs its own rows, not the whole window.
+ * repeats none. The lock is held for one round trip (see createLead): at 200 leads a second to
+ * one agency it keeps up. Because (ingested_at, seq) then orders exactly like seq, pages are read
+ * through the (environment, agency_id, ingested_at, seq) index: each page costs its own rows, not
+ * the whole window.
  */
 
 export const MAX_PAGE_SIZE = 100;
@@ -40,10 +39,9 @@ export interface CreateLeadRequest {
 }
 
 /**
- * One round trip: the notifications, the lock and the lead travel as one message, so the
- * per-agency lock is held only while the database writes the lead, neither across client round
- * trips nor while the deliveries and their jobs are added (at 200 leads a second to one agency,
- * either made the leads queue behind the lock).
+ * One round trip: the agency's ingestion lock, then one statement that writes the lead and its
+ * notification to every ACTIVE subscription of the agency, then the commit. The lead and its
+ * notifications commit together; the lock is held only while the database runs them.
  */
 export async function createLead(pool: pg.Pool, tenant: Tenant, body: CreateLeadRequest): Promise<{ requestId: string }> {
   const row: Omit<LeadRow, 'seq' | 'ingested_at'> = {
@@ -62,17 +60,39 @@ export async function createLead(pool: pg.Pool, tenant: Tenant, body: CreateLead
     message: body.message,
     erased_at: null,
   };
-  const notifications = notifyNewLead(toLead({ ...row, seq: 0, ingested_at: new Date(0) }), tenant.environment);
-  await tenantBatch(pool, tenant, [
-    notifications.schedule,
-    sql`SELECT pg_advisory_xact_lock(hashtextextended(${`leads:${tenant.environment}:${tenant.agencyId}`}, 0))`,
-    sql`INSERT INTO leads (id, environment, agency_id, request_id, category, classified_id, submitted_at, email, first_name, last_name,
+  // The notification as toLead writes it; its ingestionDate is the database's, stamped in the statement.
+  const notification = toLead({ ...row, seq: 0, ingested_at: new Date(0) });
+  await tenantTransaction(pool, tenant, [
+    { name: 'leads.lock_ingestion', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', values: [`leads:${tenant.environment}:${tenant.agencyId}`] },
+    {
+      name: 'leads.create',
+      text: `
+      WITH lead AS (
+        INSERT INTO leads (id, environment, agency_id, request_id, category, classified_id, submitted_at, email, first_name, last_name,
                            gender, language, phone_numbers, message, ingested_at)
-        VALUES (${row.id}::uuid, ${tenant.environment}, ${row.agency_id}, ${row.request_id}::uuid, ${row.category}, ${row.classified_id},
-                ${body.submittedDate}::timestamptz, ${row.email}, ${row.first_name}, ${row.last_name}, ${row.gender}, ${row.language},
-                ${jsonb(row.phone_numbers)}, ${row.message},
-                greatest(clock_timestamp(), (SELECT max(ingested_at) FROM leads WHERE environment = ${tenant.environment} AND agency_id = ${row.agency_id})))`,
-    notifications.stamp,
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14,
+                greatest(clock_timestamp(), (SELECT max(ingested_at) FROM leads WHERE environment = $2 AND agency_id = $3)))
+        RETURNING ingested_at),
+      ${leadNotifications('notified', 'lead', '$15', '$2', '$3')}
+      SELECT 1`,
+      values: [
+        row.id,
+        tenant.environment,
+        row.agency_id,
+        row.request_id,
+        row.category,
+        row.classified_id,
+        body.submittedDate,
+        row.email,
+        row.first_name,
+        row.last_name,
+        row.gender,
+        row.language,
+        JSON.stringify(row.phone_numbers),
+        row.message,
+        JSON.stringify(notification),
+      ],
+    },
   ]);
   return { requestId: row.request_id };
 }

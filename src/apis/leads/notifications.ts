@@ -1,47 +1,29 @@
 import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
-import { sql, jsonb, type Sql } from '../../platform/db/sql.js';
-import { redeliver, scheduleDeliveries } from '../../platform/delivery/index.js';
-import type { Lead } from './model.js';
+import { deliveriesCte, redeliver } from '../../platform/delivery/index.js';
 import { API_KEY_HEADER, SOURCE } from './subscriptions.js';
 
-/** The delivery of a lead to a subscription: one id, known before the lead row exists. */
-function deliveryId(leadId: string, subscription: Sql): Sql {
-  return sql`md5(${leadId} || ':' || ${subscription})::uuid`;
-}
-
-function activeSubscriptions(environment: Environment, agencyId: string): Sql {
-  return sql`lead_webhook_subscriptions s WHERE s.environment = ${environment} AND s.agency_id = ${agencyId} AND s.status = 'ACTIVE'`;
-}
-
 /**
- * The seam between the leads and the subscriptions halves of the API: statements of the
- * transaction that stores a new lead, which schedule its delivery to every ACTIVE subscription
- * of its agency (platform delivery machinery), so the lead and its notification jobs commit
- * together. `schedule` runs before the agency's ingestion lock is taken, so the deliveries and
- * their jobs, most of a lead's cost, are not serialised; it locks the subscriptions against
- * change until the transaction ends (a PUT of a new apiKey or a DELETE at the same time happens
- * either first, and this sees its result, or after, and finds these deliveries). `stamp` runs
- * after the lead row is written under the lock: it writes the ingestion date the database gave
- * it into the notifications (as toLead writes a date: ISO 8601, UTC, milliseconds).
+ * SQL text of the CTEs, ending in `name`, that schedule the notification of a new lead to every
+ * ACTIVE subscription of its agency, in the statement that writes the lead: they commit together.
+ * `lead` is a CTE of the statement with the lead's ingested_at; `payload` the parameter holding
+ * the Lead JSON (its ingestionDate is replaced by the database's); `environment` and `agency`
+ * the parameters of the tenant. The subscriptions are locked against change until the commit (a
+ * PUT of a new apiKey or a DELETE at the same time happens either first, and this sees its
+ * result, or after, and finds these deliveries to re-aim or cancel).
  */
-export function notifyNewLead(lead: Lead, environment: Environment): { schedule: Sql; stamp: Sql } {
-  const { agencyId, leadId } = lead.metadata;
-  const schedule = scheduleDeliveries(
-    { source: SOURCE, environment, agencyId },
-    sql`SELECT ${deliveryId(leadId, sql`s.id`)} AS id, s.id::text AS subscription_id, s.url, s.api_key AS secret,
-               jsonb_build_object(${API_KEY_HEADER.toLowerCase()}, s.api_key) AS headers, ${jsonb(lead)} AS payload
-          FROM ${activeSubscriptions(environment, agencyId)}
-         ORDER BY s.created_at, s.id
-           FOR SHARE OF s`,
-  );
-  const stamp = sql`UPDATE webhook_deliveries d
-        SET payload = jsonb_set(d.payload, '{metadata,ingestionDate}',
-                                to_jsonb(to_char(l.ingested_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
-       FROM leads l
-      WHERE l.id = ${leadId}::uuid
-        AND d.id = ANY (ARRAY(SELECT ${deliveryId(leadId, sql`s.id`)} FROM ${activeSubscriptions(environment, agencyId)}))`;
-  return { schedule, stamp };
+export function leadNotifications(name: string, lead: string, payload: string, environment: string, agency: string): string {
+  return `
+  lead_subscriptions AS (
+    SELECT s.id, s.url, s.api_key FROM lead_webhook_subscriptions s
+     WHERE s.environment = ${environment} AND s.agency_id = ${agency} AND s.status = 'ACTIVE'
+       FOR SHARE),
+  lead_recipients AS (
+    SELECT '${SOURCE}' AS source, ${environment}::text AS environment, ${agency}::text AS agency_id, s.id::text AS subscription_id, s.url,
+           jsonb_set(${payload}::jsonb, '{metadata,ingestionDate}', to_jsonb(immogate_iso_time(l.ingested_at))) AS payload,
+           s.api_key AS secret, jsonb_build_object('${API_KEY_HEADER.toLowerCase()}', s.api_key) AS headers
+      FROM ${lead} l, lead_subscriptions s),
+  ${deliveriesCte(name, 'lead_recipients')}`;
 }
 
 export type LeadRedeliveryTarget = { deliveryId: string } | { since: Date; environment?: Environment; agencyId?: string };

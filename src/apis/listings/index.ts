@@ -1,8 +1,8 @@
 import { APIS } from '../catalogue.js';
 import type { ApiModule } from '../module.js';
-import { mediaSweepJob } from './medias.js';
+import { mediaSweepTask } from './medias.js';
 import { listingRequestSchema } from './model/schema.js';
-import { retentionJob } from './retention.js';
+import { retentionTask } from './retention.js';
 import { healthRoutes } from './routes/health.js';
 import { listingRoutes } from './routes/listings.js';
 import { mediaRoutes } from './routes/medias.js';
@@ -11,7 +11,7 @@ import { mediaRoutes } from './routes/medias.js';
 export const listingsApi: ApiModule = {
   api: APIS.find((api) => api.id === 'clim')!,
   schemas: [listingRequestSchema],
-  jobs: [retentionJob, mediaSweepJob],
+  tasks: [retentionTask, mediaSweepTask],
   async routes(app, deps) {
     await listingRoutes(app, deps);
     await mediaRoutes(app, deps);

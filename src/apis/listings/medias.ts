@@ -16,7 +16,7 @@ import { openBlobStore, type BlobStore } from '../../platform/blobs/index.js';
 import { BlobTooLarge, LocalBlobStore } from '../../platform/blobs/local.js';
 import { inTransaction } from '../../platform/db/pool.js';
 import { withTenant, type Tenant } from '../../platform/db/tenant.js';
-import type { JobDefinition } from '../../platform/jobs/registry.js';
+import type { ScheduledTask } from '../../platform/work/schedule.js';
 import type { Logger } from '../../platform/log.js';
 import { badRequest, forbidden, payloadTooLarge, Problem, unsupportedMediaType, type FieldError } from '../../platform/http/problems.js';
 
@@ -341,10 +341,10 @@ export async function sweepMedia(pool: pg.Pool, store: BlobStore, logger: Pick<L
   return deleted;
 }
 
-export const mediaSweepJob: JobDefinition = {
+export const mediaSweepTask: ScheduledTask = {
   name: 'listings:sweep_media',
-  schedule: '*/5 * * * *',
-  async handler(_payload, { pool, config, logger }) {
+  everySeconds: 5 * 60,
+  async run({ pool, config, logger }) {
     const deleted = await sweepMedia(pool, await mediaStore({ pool, config }), logger);
     if (deleted > 0) logger.info({ deleted }, 'swept unattached listing media');
   },

@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import { inTransaction } from '../../platform/db/pool.js';
-import type { JobDefinition } from '../../platform/jobs/registry.js';
+import type { ScheduledTask } from '../../platform/work/schedule.js';
 
 /**
  * Sandbox retention (spec: "The sandbox deletes listings automatically 90 days after the last write
  * or update to them"). A sandbox listing whose last write is more than 90 days (of 24 hours) before
- * `now` is deleted; one written exactly 90 days before `now` is kept until the next sweep. The job
+ * `now` is deleted; one written exactly 90 days before `now` is kept until the next sweep. The task
  * runs daily, so a listing goes at the first sweep after its 90 days: between 90 and 91 days after
  * its last write. Production listings are never touched.
  *
@@ -26,10 +26,10 @@ export async function sweepSandboxListings(pool: pg.Pool, now: Date): Promise<nu
   });
 }
 
-export const retentionJob: JobDefinition = {
+export const retentionTask: ScheduledTask = {
   name: 'clim:sweep_sandbox_listings',
-  schedule: '41 3 * * *',
-  async handler(_payload, { pool, logger }) {
+  everySeconds: 24 * 3600,
+  async run({ pool, logger }) {
     const deleted = await sweepSandboxListings(pool, new Date());
     logger.info({ deleted }, 'swept sandbox listings older than 90 days');
   },

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
-import { runMigrations, type Logger } from 'graphile-worker';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../../migrations/', import.meta.url));
 // Session-level advisory lock: processes starting together apply migrations one at a time.
@@ -22,13 +21,11 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
 }
 
 /**
- * Brings the database up to date: graphile-worker's own schema first (our functions call it),
- * then ours. Each of our migrations runs in its own transaction that records it first, so a
- * failed migration leaves nothing behind. Returns the names applied by this call.
+ * Brings the database up to date. Each migration runs in its own transaction that records it
+ * first, so a failed migration leaves nothing behind. Returns the names applied by this call.
  * `directory` replaces the shipped migrations directory (tests add a failing migration with it).
  */
-export async function migrate(pool: pg.Pool, logger: Logger, options: { directory?: string } = {}): Promise<string[]> {
-  await runMigrations({ pgPool: pool, logger });
+export async function migrate(pool: pg.Pool, options: { directory?: string } = {}): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
   try {

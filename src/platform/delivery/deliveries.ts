@@ -1,22 +1,22 @@
 import type pg from 'pg';
 import type { Environment } from '../../apis/catalogue.js';
 import { inTransaction } from '../db/pool.js';
-import { jsonb, sql, type Sql } from '../db/sql.js';
-import { enqueue } from '../jobs/queue.js';
+import { WORK_CHANNEL } from '../work/listener.js';
 
 /**
  * The API modules' side of webhook delivery: schedule a message inside the write it belongs
  * to, stop or re-aim a subscription's pending messages, redeliver, read the audit. Every
  * function taking a client works inside withTenant too (row-level security then confines it to
- * the tenant); the worker side is deliverJob.ts.
+ * the tenant); the worker side is deliveryStream.ts.
  */
 
-export const DELIVER_WEBHOOK = 'platform:deliver_webhook';
+/** The work stream of webhook deliveries; also what the NOTIFY of a new delivery names. */
+export const WEBHOOKS_STREAM = 'platform:webhooks';
 
 export type DeliveryState = 'PENDING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
 
 export interface DeliverySpec {
-  /** The API that owns the subscription ('caas', 'leads'); selects its onGone hook. */
+  /** The API that owns the subscription ('caas', 'leads'); selects its hooks. */
   source: string;
   environment: Environment;
   agencyId: string;
@@ -42,50 +42,35 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
   return lower;
 }
 
-/** The job key keeps one pending job per delivery: a redelivery replaces a waiting retry instead of doubling it. */
-function jobKey(deliveryId: string): string {
-  return `${DELIVER_WEBHOOK}:${deliveryId}`;
-}
-
-/** The job that makes the next attempt of a delivery (at `runAt`, or now). */
-export function jobFor(deliveryId: string, runAt?: Date) {
-  return { task: DELIVER_WEBHOOK, payload: { deliveryId }, jobKey: jobKey(deliveryId), runAt };
-}
-
-/** Where a set of deliveries goes: the owner of their subscriptions. */
-export interface DeliveryOwner {
-  source: string;
-  environment: Environment;
-  agencyId: string;
+/**
+ * SQL text of a CTE, `name`, that adds one delivery per row of the CTE `recipients` of the same
+ * statement, due at once, and yields their ids. `recipients` has the columns source,
+ * environment, agency_id, subscription_id (text), url, payload (jsonb), secret and headers
+ * (jsonb, lower-case names, none of those delivery sets itself). This is how an API schedules
+ * deliveries in the statement of the write they belong to: they commit with it, and the
+ * insert's trigger wakes the workers.
+ */
+export function deliveriesCte(name: string, recipients: string): string {
+  return `${name} AS (
+    INSERT INTO webhook_deliveries (id, source, environment, agency_id, subscription_id, url, payload, secret, headers, next_attempt_at)
+    SELECT gen_random_uuid(), r.source, r.environment, r.agency_id, r.subscription_id, r.url, r.payload, r.secret, r.headers, now()
+      FROM ${recipients} r
+    RETURNING id)`;
 }
 
 /**
- * The statement that adds one delivery, and its first job, per row of `recipients`: a query
- * giving id (uuid), subscription_id (text), url, secret, headers (jsonb, lower-case names, none
- * of the reserved ones) and payload (jsonb). As a statement it can travel in the batch of the write it
- * belongs to (tenantBatch), with recipients and payload read from rows that write has just made.
- * Yields the delivery ids.
+ * Adds one delivery in the caller's transaction: it exists exactly when the caller's write
+ * commits. Returns the delivery id, which is also the webhook-id receivers see.
  */
-export function scheduleDeliveries(owner: DeliveryOwner, recipients: Sql): Sql {
-  return sql`WITH recipients AS (${recipients}),
-       scheduled AS (
-         INSERT INTO webhook_deliveries (id, environment, agency_id, source, subscription_id, url, payload, secret, headers, next_attempt_at)
-         SELECT r.id, ${owner.environment}, ${owner.agencyId}, ${owner.source}, r.subscription_id, r.url, r.payload, r.secret, r.headers, now()
-           FROM recipients r
-         RETURNING id)
-     SELECT id, immogate_add_job(${DELIVER_WEBHOOK}, json_build_object('deliveryId', id), NULL, NULL, NULL, ${jobKey('')} || id) AS job
-       FROM scheduled`;
-}
-
-/**
- * Adds the delivery and its first job in the caller's transaction: both exist exactly when the
- * caller's write commits. Returns the delivery id, which is also the webhook-id receivers see.
- */
-export async function scheduleDelivery(client: pg.ClientBase, spec: DeliverySpec): Promise<string> {
+export async function scheduleDelivery(client: pg.ClientBase | pg.Pool, spec: DeliverySpec): Promise<string> {
   if (spec.secret === '') throw new TypeError('a delivery needs a non-empty signing secret');
-  const recipient = sql`SELECT gen_random_uuid() AS id, ${spec.subscriptionId}::text AS subscription_id, ${spec.url}::text AS url, ${spec.secret}::text AS secret,
-                               ${jsonb(checkHeaders(spec.headers ?? {}))} AS headers, ${jsonb(spec.payload)} AS payload`;
-  const { rows } = await client.query<{ id: string }>(scheduleDeliveries(spec, recipient).text);
+  const { rows } = await client.query<{ id: string }>(
+    `WITH recipients AS (SELECT $1::text AS source, $2::text AS environment, $3::text AS agency_id, $4::text AS subscription_id, $5::text AS url,
+                                $6::jsonb AS payload, $7::text AS secret, $8::jsonb AS headers),
+          ${deliveriesCte('scheduled', 'recipients')}
+     SELECT id FROM scheduled`,
+    [spec.source, spec.environment, spec.agencyId, spec.subscriptionId, spec.url, JSON.stringify(spec.payload), spec.secret, JSON.stringify(checkHeaders(spec.headers ?? {}))],
+  );
   return rows[0]!.id;
 }
 
@@ -96,11 +81,11 @@ export interface SubscriptionRef {
 
 /**
  * Stops the subscription's pending deliveries (subscription removed or deactivated): they end
- * CANCELLED, which redeliver() by time leaves alone. An attempt already in flight still finishes.
+ * CANCELLED, which redelivery by time leaves alone. An attempt already in flight still finishes.
  */
 export async function cancelDeliveries(client: pg.ClientBase, subscription: SubscriptionRef): Promise<number> {
   const { rowCount } = await client.query(
-    `UPDATE webhook_deliveries SET state = 'CANCELLED', next_attempt_at = NULL
+    `UPDATE webhook_deliveries SET state = 'CANCELLED', finished_at = now(), next_attempt_at = NULL, claimed_by = NULL
       WHERE source = $1 AND subscription_id = $2 AND state = 'PENDING'`,
     [subscription.source, subscription.subscriptionId],
   );
@@ -117,7 +102,8 @@ export async function retargetDeliveries(
   changes: { url?: string; secret?: string; headers?: Record<string, string> },
 ): Promise<number> {
   if (changes.secret === '') throw new TypeError('a delivery needs a non-empty signing secret');
-  // Only the columns given: `secret = coalesce($n, secret)` would read the secret, which the request role may not.
+  // Only the columns given (names from this list, values bound): `secret = coalesce($n, secret)`
+  // would read the secret, which the request role may write but not read.
   const values: Record<string, string> = {};
   if (changes.url !== undefined) values.url = changes.url;
   if (changes.secret !== undefined) values.secret = changes.secret;
@@ -143,7 +129,7 @@ export type RedeliveryTarget =
  */
 export async function redeliver(pool: pg.Pool, target: RedeliveryTarget): Promise<string[]> {
   return inTransaction(pool, async (client) => {
-    const reset = "UPDATE webhook_deliveries SET state = 'PENDING', round_attempts = 0, next_attempt_at = now()";
+    const reset = "UPDATE webhook_deliveries SET state = 'PENDING', round_attempts = 0, next_attempt_at = now(), finished_at = NULL, claimed_by = NULL";
     const { rows } =
       'deliveryId' in target
         ? await client.query<{ id: string }>(`${reset} WHERE id = $1 RETURNING id`, [target.deliveryId])
@@ -157,7 +143,7 @@ export async function redeliver(pool: pg.Pool, target: RedeliveryTarget): Promis
              ${reset} FROM chosen WHERE webhook_deliveries.id = chosen.id RETURNING webhook_deliveries.id`,
             [target.source, target.since, target.environment ?? null, target.agencyId ?? null],
           );
-    for (const { id } of rows) await enqueue(client, jobFor(id));
+    if (rows.length > 0) await client.query('SELECT pg_notify($1, $2)', [WORK_CHANNEL, WEBHOOKS_STREAM]);
     return rows.map((row) => row.id).sort();
   });
 }

@@ -2,18 +2,17 @@
 export { checkTargetUrl, createOutbound, OutboundError, sharedOutbound, type Outbound, type OutboundErrorKind, type OutboundPolicy, type OutboundRequest, type OutboundResponse } from './outbound.js';
 export {
   cancelDeliveries,
-  DELIVER_WEBHOOK,
+  deliveriesCte,
   lastSuccess,
   recentAttempts,
   redeliver,
   retargetDeliveries,
-  scheduleDeliveries,
   scheduleDelivery,
+  WEBHOOKS_STREAM,
   type AttemptRecord,
-  type DeliveryOwner,
   type DeliverySpec,
   type DeliveryState,
   type RedeliveryTarget,
   type SubscriptionRef,
 } from './deliveries.js';
-export { deliverWebhookJob, type DeliverJobOptions, type DeliverySourceHooks, type DeliverySources, type GoneContext } from './deliverJob.js';
+export { deliveryStream, type DeliveryStreamOptions, type DeliverySourceHooks, type DeliverySources, type GoneContext } from './deliveryStream.js';

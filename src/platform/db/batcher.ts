@@ -1,0 +1,64 @@
+/**
+ * Group commit: writes submitted while earlier ones are on their way to the database travel
+ * together in the next transaction, one statement for the lot. Nothing waits for a timer: a write
+ * arriving when fewer than `maxInFlight` batches are being written leaves on the next turn of the
+ * event loop with whatever else arrived in that turn; under load, batches grow by themselves to
+ * what arrives during one commit. The per-transaction costs (round trip, statement, commit and its
+ * WAL flush) are then shared.
+ */
+export interface BatcherOptions {
+  /** Most items in one batch. */
+  maxBatch: number;
+  /** Batches written at once (each takes a connection). */
+  maxInFlight: number;
+}
+
+interface Waiting<I, O> {
+  item: I;
+  resolve(value: O): void;
+  reject(error: unknown): void;
+}
+
+export class Batcher<I, O> {
+  private queue: Waiting<I, O>[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  /** `write` gets a batch and resolves to one result per item, in order; a rejection fails them all. */
+  constructor(
+    private readonly write: (items: I[]) => Promise<O[]>,
+    private readonly options: BatcherOptions,
+  ) {}
+
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.options.maxInFlight || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.options.maxBatch);
+      this.inFlight += 1;
+      this.write(batch.map((waiting) => waiting.item))
+        .then(
+          (results) => batch.forEach((waiting, index) => waiting.resolve(results[index] as O)),
+          (error: unknown) => batch.forEach((waiting) => waiting.reject(error)),
+        )
+        .finally(() => {
+          this.inFlight -= 1;
+          this.schedule();
+        });
+    }
+  }
+}

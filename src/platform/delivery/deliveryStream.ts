@@ -1,0 +1,229 @@
+import { performance } from 'node:perf_hooks';
+import type pg from 'pg';
+import type { Config } from '../../config.js';
+import type { Environment } from '../../apis/catalogue.js';
+import { inTransaction } from '../db/pool.js';
+import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../work/stream.js';
+import { WEBHOOKS_STREAM } from './deliveries.js';
+import { OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
+import { parseRetryAfter, retryDelaySeconds } from './retry.js';
+import { signatureHeaders } from './signing.js';
+
+/**
+ * The worker side of webhook delivery: the PENDING rows of webhook_deliveries are the queue.
+ * One run is one attempt, in three steps.
+ *
+ * 1. Claim (one statement for a whole batch): count each attempt, write its row, and lease the
+ *    delivery (next_attempt_at moves to the end of the lease, renewed while the attempt runs).
+ * 2. Call the receiver, holding no database connection.
+ * 3. Record (one statement): the attempt's outcome and what follows it (delivered, the next
+ *    attempt at the retry time, or failed) commit together.
+ *
+ * Nothing is lost between 1 and 3. If the worker dies, the lease runs out and any worker claims
+ * the delivery again; if step 3 fails, the delivery is given back. Either way the next claim
+ * marks the unfinished attempt interrupted and sends the message again with the same
+ * webhook-id (at least once: receivers deduplicate on it).
+ */
+
+export interface GoneContext {
+  environment: Environment;
+  agencyId: string;
+  deliveryId: string;
+}
+
+/** What an API owning subscriptions provides to the delivery worker. */
+export interface DeliverySourceHooks {
+  /**
+   * The receiver answered 410 Gone: disable the subscription. Runs in the transaction that
+   * records the attempt (as the owner role, not under withTenant); the subscription's other
+   * pending deliveries are already cancelled.
+   */
+  onGone(client: pg.PoolClient, subscriptionId: string, context: GoneContext): Promise<void>;
+}
+
+/** source -> hooks: the delivery sources of the API modules. */
+export type DeliverySources = Readonly<Record<string, DeliverySourceHooks>>;
+
+export interface DeliveryStreamOptions {
+  sources?: DeliverySources;
+  /** Limits of each call to a receiver (defaults: connect 5 s, headers 10 s, body 10 s, total 30 s). */
+  timeouts?: Pick<OutboundPolicy, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'totalTimeoutMs'>;
+}
+
+// Only the status matters; a receiver's long answer is cut, not a reason to fail.
+const RESPONSE_BYTES = 64 * 1024;
+const USER_AGENT = 'immogate-webhooks/1';
+
+export interface ClaimedDelivery {
+  id: string;
+  environment: Environment;
+  agency_id: string;
+  source: string;
+  subscription_id: string;
+  url: string;
+  payload: unknown;
+  secret: string;
+  headers: Record<string, string>;
+  attempts: number;
+  round_attempts: number;
+}
+
+interface Outcome {
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  retryAfterSeconds?: number;
+  /** The worker stopped the call: not the receiver's fault, so it does not use up a retry. */
+  interrupted?: boolean;
+}
+
+// Due times are whole milliseconds, as JavaScript Dates carry them.
+const LEASE_END = "date_trunc('milliseconds', now() + make_interval(secs => $2))";
+
+const CLAIM = `
+  WITH due AS (
+    SELECT id FROM webhook_deliveries WHERE state = 'PENDING' AND next_attempt_at <= now()
+     ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+  claimed AS (
+    UPDATE webhook_deliveries d
+       SET attempts = d.attempts + 1, round_attempts = d.round_attempts + 1, next_attempt_at = ${LEASE_END}, claimed_by = $1
+      FROM due WHERE d.id = due.id
+    RETURNING d.id, d.environment, d.agency_id, d.source, d.subscription_id, d.url, d.payload, d.secret, d.headers, d.attempts, d.round_attempts),
+  -- An attempt without an outcome belongs to a worker that died or could not record it. (This
+  -- part sees the attempt rows as they were before the statement: not the ones it adds.)
+  closed AS (
+    UPDATE webhook_attempts a SET error = 'interrupted: no outcome was recorded (the worker stopped, or could not write it)'
+      FROM claimed c WHERE a.delivery_id = c.id AND a.latency_ms IS NULL AND a.error IS NULL),
+  started AS (
+    INSERT INTO webhook_attempts (delivery_id, attempt, environment, agency_id, source, subscription_id, attempted_at)
+    SELECT id, attempts, environment, agency_id, source, subscription_id, clock_timestamp() FROM claimed)
+  SELECT * FROM claimed`;
+
+const RECORD_ATTEMPT = 'UPDATE webhook_attempts SET status_code = $3, latency_ms = $4, error = $5 WHERE delivery_id = $1 AND attempt = $2';
+// `attempts = $2`: only the latest attempt decides (a redelivery may have started another meanwhile).
+const GUARD = 'WHERE id = $1 AND attempts = $2';
+
+async function call(outbound: Outbound, delivery: ClaimedDelivery, signal: AbortSignal): Promise<Outcome> {
+  const body = JSON.stringify(delivery.payload);
+  const started = performance.now();
+  const latency = () => Math.round(performance.now() - started);
+  try {
+    const response = await outbound.request({
+      method: 'POST',
+      url: delivery.url,
+      headers: {
+        ...delivery.headers,
+        'content-type': 'application/json',
+        ...signatureHeaders(delivery.secret, delivery.id, body, Math.floor(Date.now() / 1000)),
+      },
+      body,
+      maxBytes: RESPONSE_BYTES,
+      oversize: 'truncate',
+      // Re-posting a signed message (and its API key) to wherever a redirect points is not ours to decide.
+      followRedirects: false,
+      signal,
+    });
+    const status = response.status;
+    if (status >= 200 && status < 300) return { statusCode: status, latencyMs: latency(), error: null };
+    const error =
+      status === 410
+        ? 'receiver answered HTTP 410 Gone: the subscription is reported gone, no more attempts'
+        : `receiver answered HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`;
+    return { statusCode: status, latencyMs: latency(), error, retryAfterSeconds: parseRetryAfter(response.headers['retry-after'], Date.now()) };
+  } catch (error) {
+    if (!(error instanceof OutboundError)) throw error;
+    if (error.kind === 'aborted') return { statusCode: null, latencyMs: latency(), error: 'interrupted: the worker shut down during the attempt', interrupted: true };
+    return { statusCode: null, latencyMs: latency(), error: error.message };
+  }
+}
+
+/** A delivered message, the common case: its attempt and its state in one statement. */
+async function delivered(pool: pg.Pool, delivery: ClaimedDelivery, outcome: Outcome): Promise<void> {
+  await pool.query({
+    name: 'webhooks.delivered',
+    text: `WITH recorded AS (${RECORD_ATTEMPT})
+           UPDATE webhook_deliveries SET state = 'DELIVERED', delivered_at = now(), finished_at = now(), next_attempt_at = NULL, claimed_by = NULL ${GUARD}`,
+    values: [delivery.id, delivery.attempts, outcome.statusCode, outcome.latencyMs, outcome.error],
+  });
+}
+
+/** Any other outcome: the attempt, then a retry, the end of the retries or a 410's consequences. */
+async function failed(client: pg.PoolClient, delivery: ClaimedDelivery, outcome: Outcome, context: WorkContext, sources: DeliverySources): Promise<void> {
+  const { id, attempts } = delivery;
+  await client.query(RECORD_ATTEMPT, [id, attempts, outcome.statusCode, outcome.latencyMs, outcome.error]);
+  const end = `UPDATE webhook_deliveries SET state = 'FAILED', finished_at = now(), next_attempt_at = NULL, claimed_by = NULL ${GUARD} AND state = 'PENDING'`;
+  if (outcome.statusCode === 410) {
+    await client.query(end, [id, attempts]);
+    await client.query(
+      `UPDATE webhook_deliveries SET state = 'CANCELLED', finished_at = now(), next_attempt_at = NULL, claimed_by = NULL
+        WHERE source = $1 AND subscription_id = $2 AND state = 'PENDING' AND id <> $3`,
+      [delivery.source, delivery.subscription_id, id],
+    );
+    const hooks = sources[delivery.source];
+    if (hooks) await hooks.onGone(client, delivery.subscription_id, { environment: delivery.environment, agencyId: delivery.agency_id, deliveryId: id });
+    else context.logger.warn({ source: delivery.source, subscriptionId: delivery.subscription_id }, 'receiver answered 410 but no delivery source hooks are registered');
+    return;
+  }
+  const delay = outcome.interrupted ? 0 : retryDelaySeconds(context.config.webhookRetrySchedule, delivery.round_attempts - 1, outcome.retryAfterSeconds);
+  if (delay === undefined) {
+    await client.query(end, [id, attempts]);
+    context.logger.warn({ deliveryId: id, source: delivery.source, attempts }, 'webhook delivery failed: retry schedule used up');
+    return;
+  }
+  await client.query(
+    `UPDATE webhook_deliveries SET next_attempt_at = ${LEASE_END.replace('$2', '$3')}, round_attempts = round_attempts - $4, claimed_by = NULL
+      ${GUARD} AND state = 'PENDING'`,
+    [id, attempts, delay, outcome.interrupted ? 1 : 0],
+  );
+}
+
+/** The stream of webhook delivery attempts, with the API modules' hooks. */
+export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<ClaimedDelivery> {
+  const sources = options.sources ?? {};
+  return {
+    name: WEBHOOKS_STREAM,
+    concurrency: (config: Config) => config.webhookConcurrency,
+    async claim(context, limit) {
+      const { rows } = await context.pool.query<ClaimedDelivery>({ name: 'webhooks.claim', text: CLAIM, values: [context.workerId, context.leaseSeconds, limit] });
+      return rows;
+    },
+    key: (delivery) => delivery.id,
+    async run(delivery, context) {
+      const outbound = sharedOutbound(context.config, { allowPrivateTargets: context.config.allowPrivateTargets, userAgent: USER_AGENT, ...options.timeouts });
+      const outcome = await call(outbound, delivery, context.signal);
+      if (outcome.error === null) await delivered(context.pool, delivery, outcome);
+      else await inTransaction(context.pool, (client) => failed(client, delivery, outcome, context, sources));
+    },
+    async renew(context, ids) {
+      await context.pool.query({
+        name: 'webhooks.renew',
+        text: `UPDATE webhook_deliveries SET next_attempt_at = ${LEASE_END} WHERE id = ANY($3::uuid[]) AND claimed_by = $1 AND state = 'PENDING'`,
+        values: [context.workerId, context.leaseSeconds, ids],
+      });
+    },
+    async fail(context, delivery, _error, interrupted) {
+      // The attempt stays open (no outcome recorded): the next claim marks it interrupted.
+      await context.pool.query(
+        `UPDATE webhook_deliveries SET next_attempt_at = ${LEASE_END}, claimed_by = NULL
+          WHERE id = $1 AND claimed_by = $3 AND attempts = $4 AND state = 'PENDING'`,
+        [delivery.id, interrupted ? 0 : backoffSeconds(delivery.round_attempts), context.workerId, delivery.attempts],
+      );
+    },
+    async nextDue(context) {
+      const { rows } = await context.pool.query<{ at: Date | null }>({
+        name: 'webhooks.next_due',
+        text: "SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE state = 'PENDING'",
+      });
+      return rows[0]?.at ?? undefined;
+    },
+    async depth(pool) {
+      const { rows } = await pool.query<QueueDepth>(
+        `SELECT count(*) FILTER (WHERE next_attempt_at <= now()) AS ready,
+                count(*) FILTER (WHERE next_attempt_at > now() AND claimed_by IS NULL) AS scheduled,
+                count(*) FILTER (WHERE next_attempt_at > now() AND claimed_by IS NOT NULL) AS locked
+           FROM webhook_deliveries WHERE state = 'PENDING'`,
+      );
+      return rows[0]!;
+    },
+  };
+}

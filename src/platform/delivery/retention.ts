@@ -1,0 +1,21 @@
+import type { ScheduledTask } from '../work/schedule.js';
+import { sweep } from '../work/sweep.js';
+
+/**
+ * Finished deliveries (delivered, failed, cancelled) and their attempts go DELIVERY_RETENTION_DAYS
+ * after they finished; a pending one stays whatever its age. Hourly, in bounded batches.
+ */
+export const deliveryRetentionTask: ScheduledTask = {
+  name: 'platform:delivery_retention',
+  everySeconds: 3600,
+  async run({ pool, config, logger, signal }) {
+    const deleted = await sweep(
+      pool,
+      `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries WHERE state <> 'PENDING' AND finished_at < now() - make_interval(days => $2) LIMIT $1)`,
+      [config.deliveryRetentionDays],
+      signal,
+    );
+    if (deleted > 0) logger.info({ deleted, days: config.deliveryRetentionDays }, 'removed finished webhook deliveries past their retention');
+  },
+};

@@ -1,0 +1,207 @@
+import { setImmediate as yieldToEvents } from 'node:timers/promises';
+import type { Config } from '../../config.js';
+import type { Pool } from '../db/pool.js';
+import type { Logger } from '../log.js';
+
+/** What a stream's claims and runs get from the worker that runs them. */
+export interface WorkContext {
+  pool: Pool;
+  logger: Logger;
+  config: Config;
+  /** The worker process's id: the holder named on the items it claims. */
+  workerId: string;
+  /** Seconds a claim lasts unless renewed (renewed while the item runs). */
+  leaseSeconds: number;
+  /** Aborts when a stopping worker has waited its grace period: pass it to outbound calls. */
+  signal: AbortSignal;
+}
+
+/**
+ * A kind of work claimed from a table of its own: items are due at a time, claimed in batches by
+ * whichever worker asks first (FOR UPDATE SKIP LOCKED), and held with a lease, a due time moved
+ * past the end of the claim. A worker renews the leases of what it runs; when it dies they run
+ * out and another worker claims the items again, so work left by a crash resumes in seconds.
+ */
+export interface WorkStream<T> {
+  /** The stream's name, which is also the payload of the NOTIFY that announces new items. */
+  readonly name: string;
+  /** Items one worker runs at once. */
+  concurrency(config: Config): number;
+  /** Up to `limit` due items, now leased to `context.workerId`. */
+  claim(context: WorkContext, limit: number): Promise<T[]>;
+  key(item: T): string;
+  /**
+   * Runs a claimed item and records its outcome, which ends the claim. Throwing means the outcome
+   * could not be recorded: the item goes back to the queue (see fail).
+   */
+  run(item: T, context: WorkContext): Promise<void>;
+  /** Moves the leases of running items forward. */
+  renew(context: WorkContext, keys: string[]): Promise<void>;
+  /**
+   * Gives back an item whose run threw: due again after a backoff, or at once when the run was
+   * interrupted because the worker is stopping.
+   */
+  fail(context: WorkContext, item: T, error: unknown, interrupted: boolean): Promise<void>;
+  /** When the earliest pending item is (or was) due: a retry, a lease running out, a new item. */
+  nextDue(context: WorkContext): Promise<Date | undefined>;
+  /** How many items wait or run (the queue depth metric). */
+  depth(pool: Pool): Promise<QueueDepth>;
+}
+
+export interface QueueDepth {
+  /** Claimable now (new, due for a retry, or left by a dead worker). */
+  ready: number;
+  /** Waiting for a retry. */
+  scheduled: number;
+  /** Held by a worker. */
+  locked: number;
+}
+
+/** Longest sleep between claims without a notification: a safety net for a missed NOTIFY. */
+const POLL_MS = 5_000;
+/** Pause after a failed claim (database unreachable), so a worker does not spin. */
+const CLAIM_ERROR_PAUSE_MS = 1_000;
+/**
+ * Shortest sleep: an item the last claim just missed (due a moment later, or locked by another
+ * worker's claim) is looked for again after it, not in a busy loop. Due times have microseconds
+ * and timers milliseconds, hence also the millisecond added to every wait.
+ */
+const MIN_SLEEP_MS = 5;
+
+/**
+ * Runs one stream in one worker: claims as many items as it has free slots whenever it is woken
+ * (a notification, a finished item, the next due time), runs them, renews their leases.
+ */
+export class StreamRunner<T> {
+  private readonly running = new Map<string, { item: T; done: Promise<void> }>();
+  private stopping = false;
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+  private loop: Promise<void> | undefined;
+  private renewal: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly stream: WorkStream<T>,
+    private readonly context: WorkContext,
+  ) {}
+
+  get name(): string {
+    return this.stream.name;
+  }
+
+  start(): void {
+    this.loop = this.claimLoop();
+    this.renewal = setInterval(() => void this.renewLeases(), (this.context.leaseSeconds * 1000) / 3);
+    this.renewal.unref();
+  }
+
+  /** There may be due items: claim at the next chance. */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  /** Items running now (keys), for tests and metrics. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  /** Claims nothing more and waits for what runs (the caller aborts the signal when it stops waiting). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loop;
+    await this.drained();
+    clearInterval(this.renewal);
+  }
+
+  /** Resolves when every running item has finished. */
+  async drained(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()].map((entry) => entry.done));
+  }
+
+  private async claimLoop(): Promise<void> {
+    const capacity = this.stream.concurrency(this.context.config);
+    while (!this.stopping) {
+      this.woken = false;
+      const free = capacity - this.running.size;
+      let sleepMs = POLL_MS;
+      if (free > 0) {
+        let claimed: T[] = [];
+        try {
+          claimed = await this.stream.claim(this.context, free);
+        } catch (error) {
+          this.context.logger.warn({ err: error, stream: this.name }, 'claiming work failed; trying again');
+          sleepMs = CLAIM_ERROR_PAUSE_MS;
+        }
+        for (const item of claimed) this.startItem(item);
+        // A full batch means more may be due: claim again as soon as slots free up.
+        if (claimed.length === free) continue;
+        if (sleepMs === POLL_MS) sleepMs = await this.untilNextDue();
+      }
+      await this.sleep(sleepMs);
+      // Completions and notifications that arrive together become one claim.
+      await yieldToEvents();
+    }
+  }
+
+  private async untilNextDue(): Promise<number> {
+    try {
+      const next = await this.stream.nextDue(this.context);
+      return next === undefined ? POLL_MS : Math.min(POLL_MS, Math.max(MIN_SLEEP_MS, next.getTime() - Date.now() + 1));
+    } catch {
+      return CLAIM_ERROR_PAUSE_MS;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken || this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wakeUp = undefined;
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+
+  private startItem(item: T): void {
+    const key = this.stream.key(item);
+    const done = this.runItem(item).finally(() => {
+      this.running.delete(key);
+      this.wake();
+    });
+    this.running.set(key, { item, done });
+  }
+
+  private async runItem(item: T): Promise<void> {
+    try {
+      await this.stream.run(item, this.context);
+    } catch (error) {
+      const interrupted = this.context.signal.aborted;
+      if (!interrupted) this.context.logger.error({ err: error, stream: this.name, item: this.stream.key(item) }, 'work item failed; it will be retried');
+      // If even this fails, the lease runs out and the item is claimed again.
+      await this.stream.fail(this.context, item, error, interrupted).catch((failError: unknown) => {
+        this.context.logger.error({ err: failError, stream: this.name, item: this.stream.key(item) }, 'could not give a failed work item back');
+      });
+    }
+  }
+
+  private async renewLeases(): Promise<void> {
+    const keys = [...this.running.keys()];
+    if (keys.length === 0) return;
+    try {
+      await this.stream.renew(this.context, keys);
+    } catch (error) {
+      this.context.logger.warn({ err: error, stream: this.name }, 'renewing leases failed');
+    }
+  }
+}
+
+/** Seconds before the n-th retry of a failed item (n from 1): exponential, at most five minutes. */
+export function backoffSeconds(failures: number): number {
+  return Math.min(300, 2 ** Math.max(0, failures - 1));
+}

@@ -1,0 +1,24 @@
+import { deliveryRetentionTask } from '../delivery/retention.js';
+import { pruneRateLimitWindows } from '../http/rateLimit.js';
+import type { ScheduledTask } from './schedule.js';
+
+const pruneRateLimits: ScheduledTask = {
+  name: 'platform:prune_rate_limits',
+  everySeconds: 60,
+  async run({ pool }) {
+    await pruneRateLimitWindows(pool);
+  },
+};
+
+const pruneTokenIssuance: ScheduledTask = {
+  name: 'platform:prune_token_issuance',
+  everySeconds: 24 * 3600,
+  async run({ pool, logger }) {
+    // The report looks 90 days back at most; older issuance records serve nothing.
+    const { rowCount } = await pool.query("DELETE FROM token_issuance WHERE issued_at < now() - interval '90 days'");
+    logger.info({ deleted: rowCount }, 'pruned token issuance records');
+  },
+};
+
+/** The platform's periodic tasks; each API module adds its own. */
+export const PLATFORM_TASKS: readonly ScheduledTask[] = [pruneRateLimits, pruneTokenIssuance, deliveryRetentionTask];

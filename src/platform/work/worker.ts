@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../../config.js';
+import type { Pool } from '../db/pool.js';
+import type { Logger } from '../log.js';
+import { WorkListener } from './listener.js';
+import { Scheduler, type ScheduledTask } from './schedule.js';
+import { StreamRunner, type WorkContext, type WorkStream } from './stream.js';
+
+export interface WorkerOptions {
+  pool: Pool;
+  /** The database the pool connects to: the worker LISTENs on a connection of its own. */
+  databaseUrl: string;
+  logger: Logger;
+  config: Config;
+  streams: readonly WorkStream<any>[];
+  tasks: readonly ScheduledTask[];
+}
+
+export interface Worker {
+  /** The id this worker's claims are held under. */
+  readonly workerId: string;
+  /** Items running now, per stream. */
+  inFlight(): Record<string, number>;
+  /**
+   * Claims nothing more, lets running items finish for SHUTDOWN_GRACE_SECONDS, then aborts the
+   * rest (which give their items back) and stops.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * The worker of one process: a runner per stream woken by NOTIFY, and the scheduler of periodic
+ * tasks. Any number of processes may run one on the same database.
+ */
+export async function startWorker(options: WorkerOptions): Promise<Worker> {
+  const { config, logger } = options;
+  const controller = new AbortController();
+  const context: WorkContext = {
+    pool: options.pool,
+    logger,
+    config,
+    workerId: randomUUID(),
+    leaseSeconds: config.workerLeaseSeconds,
+    signal: controller.signal,
+  };
+  const runners = options.streams.map((stream) => new StreamRunner(stream, context));
+  const byName = new Map(runners.map((runner) => [runner.name, runner]));
+  const listener = new WorkListener(
+    options.databaseUrl,
+    logger,
+    (name) => byName.get(name)?.wake(),
+    () => runners.forEach((runner) => runner.wake()),
+  );
+  await listener.start();
+  for (const runner of runners) runner.start();
+  const scheduler = new Scheduler(options.tasks, context);
+  await scheduler.start();
+  let stopping: Promise<void> | undefined;
+  return {
+    workerId: context.workerId,
+    inFlight: () => Object.fromEntries(runners.map((runner) => [runner.name, runner.inFlight])),
+    stop() {
+      stopping ??= (async () => {
+        const grace = setTimeout(() => controller.abort(), config.shutdownGraceSeconds * 1000);
+        await Promise.all([scheduler.stop(), ...runners.map((runner) => runner.stop())]);
+        clearTimeout(grace);
+        await listener.stop();
+      })();
+      return stopping;
+    },
+  };
+}
