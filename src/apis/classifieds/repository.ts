@@ -50,14 +50,20 @@ export function createClassifieds(environment: string, agencyId: string, classif
     urls AS (
       SELECT i.n, i.id, m.media ->> 'url' AS url, m.position
         FROM input i, jsonb_array_elements(coalesce(i.payload -> 'media', '[]')) WITH ORDINALITY AS m (media, position)),
+    -- Each looked up by its own index probe (LATERAL ... LIMIT 1): estimating the rows of the JSON
+    -- input at its default of a hundred, the planner otherwise hashes the whole media table.
     taken_estate AS (
-      SELECT DISTINCT ON (i.n) i.n, c.id AS classified_id
-        FROM input i JOIN classifieds c
-          ON c.offerer_estate_id = i.offerer_estate_id AND c.environment = $1::text AND c.agency_id = $2::text AND c.deleted_at IS NULL
-       ORDER BY i.n),
+      SELECT i.n, c.id AS classified_id
+        FROM input i CROSS JOIN LATERAL (
+               SELECT c.id FROM classifieds c
+                WHERE c.offerer_estate_id = i.offerer_estate_id AND c.environment = $1::text AND c.agency_id = $2::text AND c.deleted_at IS NULL
+                LIMIT 1) c),
     taken_media AS (
       SELECT DISTINCT ON (u.n) u.n, m.url, m.media_id, m.classified_id
-        FROM urls u JOIN classified_media m ON m.url = u.url AND m.environment = $1::text AND m.agency_id = $2::text
+        FROM urls u CROSS JOIN LATERAL (
+               SELECT m.url, m.media_id, m.classified_id FROM classified_media m
+                WHERE m.url = u.url AND m.environment = $1::text AND m.agency_id = $2::text
+                LIMIT 1) m
        ORDER BY u.n, u.position),
     accepted AS (
       SELECT i.* FROM input i
