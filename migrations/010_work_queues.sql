@@ -57,6 +57,10 @@ CREATE TABLE scheduled_tasks (
   last_error        text
 );
 
+-- A PUT equal to the stored payload is found by comparing the jsonb values themselves (key order
+-- does not matter to jsonb equality): the hash kept for that comparison goes.
+ALTER TABLE classifieds DROP COLUMN payload_hash;
+
 -- Times as the APIs write them (JavaScript's toISOString: UTC, milliseconds, Z).
 CREATE FUNCTION immogate_iso_time(t timestamptz) RETURNS text LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')

@@ -409,8 +409,8 @@ describe('platform tasks', () => {
   it('caas:deleted_classifieds_retention removes classifieds deleted past DELIVERY_RETENTION_DAYS, with their statuses', async () => {
     const insert = async (id: string, deletedDaysAgo: number | null) => {
       await pool.query(
-        `INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload, payload_hash, deleted_at)
-         VALUES ($1::uuid, 'sandbox', 'agency-c', $1::text, 2, '{}', 'h', CASE WHEN $2::int IS NULL THEN NULL ELSE now() - make_interval(days => $2::int) END)`,
+        `INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload, deleted_at)
+         VALUES ($1::uuid, 'sandbox', 'agency-c', $1::text, 2, '{}', CASE WHEN $2::int IS NULL THEN NULL ELSE now() - make_interval(days => $2::int) END)`,
         [id, deletedDaysAgo],
       );
       await pool.query(

@@ -55,8 +55,8 @@ async function seed(context: Context, agency: string, count: number): Promise<vo
   const insertBatches = async () => {
     for (let batch = batches.shift(); batch; batch = batches.shift()) {
       await context.pool.query(
-        `INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload, payload_hash)
-         SELECT gen_random_uuid(), $1, $2, $3 || i, 1, replace($4, $5, $3 || i)::jsonb, md5($3 || i)
+        `INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload)
+         SELECT gen_random_uuid(), $1, $2, $3 || i, 1, replace($4, $5, $3 || i)::jsonb
            FROM generate_series($6::int, $7::int) AS i`,
         [ENVIRONMENT, agency, `${agency}-`, template.text, template.marker, batch[0], batch[1]],
       );

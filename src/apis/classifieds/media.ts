@@ -69,9 +69,19 @@ export interface MediaOutcome extends Outcome {
   url: string;
 }
 
-/** Outcomes as the JSON parameter of the statement that records them (processing.ts). */
-export function mediaOutcomesJson(outcomes: readonly MediaOutcome[]): string {
-  return JSON.stringify(outcomes.map((o) => ({ url: o.url, status: o.status, content_type: o.contentType, size_bytes: o.sizeBytes, error: o.error })));
+/** Outcomes as the JSON parameter of the statement that records them (outcomes.ts). */
+export function mediaOutcomesJson(outcomes: readonly (MediaOutcome & { classifiedId: string; revision: number })[]): string {
+  return JSON.stringify(
+    outcomes.map((o) => ({
+      classified_id: o.classifiedId,
+      revision: o.revision,
+      url: o.url,
+      status: o.status,
+      content_type: o.contentType,
+      size_bytes: o.sizeBytes,
+      error: o.error,
+    })),
+  );
 }
 
 export interface MediaPlan {

@@ -1,11 +1,10 @@
-import type pg from 'pg';
-import { transaction, type Statement } from '../../platform/db/pool.js';
 import type { Config } from '../../config.js';
 import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../../platform/work/stream.js';
-import { fetchMedia, mediaOutcomesJson, mediaStatuses, planMedia, type KnownMedia, type MediaOutcome } from './media.js';
+import { fetchMedia, mediaStatuses, planMedia, type KnownMedia } from './media.js';
+import { commitProcessing } from './outcomes.js';
 import { applyRules, describeViolations, type Violation } from './rules.js';
 import type { Classified } from './schema/classified.js';
-import { OUTCOMES, recordStatuses, statusesJson, statusInput, type NewStatus, type Operation } from './statuses.js';
+import { OUTCOMES, type NewStatus, type Operation } from './statuses.js';
 
 /**
  * Processing of acknowledged revisions. The processing queue holds one row per classified with
@@ -62,46 +61,6 @@ const CLAIM = `
 /** The same, again, for a classified this worker still holds (revisions acknowledged while it worked). */
 const RELOAD = `${PENDING_WORK} FROM caas_processing_queue c WHERE c.classified_id = $1 AND c.claimed_by = $2`;
 
-function recordStatusesStatement(statuses: NewStatus[]): Statement {
-  return { name: 'caas.record_statuses', text: `WITH ${statusInput('recorded', '$1')}, ${recordStatuses('recorded')} SELECT 1`, values: [statusesJson(statuses)] };
-}
-
-/**
- * Ends the classified's work when nothing is left pending, if this worker still holds it. Under
- * the classified's row lock, which every write takes too: a revision acknowledged meanwhile is
- * either seen here (and the queue row stays) or acknowledged after this commits (and queues
- * the classified again).
- */
-function finishStatements(classifiedId: string, workerId: string): Statement[] {
-  return [
-    { name: 'caas.lock_for_finish', text: 'SELECT 1 FROM classifieds WHERE id = $1 FOR NO KEY UPDATE', values: [classifiedId] },
-    {
-      name: 'caas.finish',
-      text: `DELETE FROM caas_processing_queue
-              WHERE classified_id = $1 AND claimed_by = $2
-                AND NOT EXISTS (SELECT 1 FROM classified_revisions WHERE classified_id = $1 AND processed_at IS NULL)
-             RETURNING 1`,
-      values: [classifiedId, workerId],
-    },
-  ];
-}
-
-/**
- * Commits a revision's outcome in one round trip: its statuses with their webhooks, `extra`
- * statements, the revision marked processed, and, after the classified's last loaded revision,
- * the end of its work (`finishedBy`). Resolves to whether the work ended.
- */
-async function commitOutcome(pool: pg.Pool, classifiedId: string, revision: number, statuses: NewStatus[], extra: Statement[], finishedBy?: string): Promise<boolean> {
-  const statements: Statement[] = [
-    recordStatusesStatement(statuses),
-    ...extra,
-    { name: 'caas.processed', text: 'UPDATE classified_revisions SET processed_at = now() WHERE classified_id = $1 AND revision = $2', values: [classifiedId, revision] },
-    ...(finishedBy === undefined ? [] : finishStatements(classifiedId, finishedBy)),
-  ];
-  const results = await transaction(pool, statements);
-  return finishedBy !== undefined && (results.at(-1)?.rowCount ?? 0) > 0;
-}
-
 type StatusOf = (fields: Pick<NewStatus, 'status' | 'message' | 'portals'> & Partial<NewStatus>) => NewStatus;
 
 function statusFactory(classifiedId: string, revision: PendingRevision): StatusOf {
@@ -149,54 +108,34 @@ function ruleOutcome(classified: Classified, operation: Operation, statusOf: Sta
   return { refusedEverywhere, accepted: outcome.accepted, statuses };
 }
 
-function mediaOutcomeStatements(classifiedId: string, revision: number, fetched: MediaOutcome[]): Statement[] {
-  if (fetched.length === 0) return [];
-  return [
-    {
-      name: 'caas.record_media',
-      text: `UPDATE classified_media m
-                SET fetch_status = o.status, content_type = o.content_type, size_bytes = o.size_bytes, fetch_error = o.error,
-                    fetched_at = now(), fetched_revision = $2
-               FROM jsonb_to_recordset($3::jsonb) AS o (url text, status text, content_type text, size_bytes bigint, error text)
-              WHERE m.classified_id = $1 AND m.url = o.url`,
-      values: [classifiedId, revision, mediaOutcomesJson(fetched)],
-    },
-  ];
-}
-
-/** Processes one revision; resolves to whether the classified's work ended (see finishStatements). */
+/** Processes one revision; resolves to whether the classified's work ended (see ProcessingWrite.finishedBy). */
 async function processRevision(claimed: ClaimedClassified, revision: PendingRevision, last: boolean, context: WorkContext): Promise<boolean> {
   const { pool } = context;
   const id = claimed.classified_id;
   const statusOf = statusFactory(id, revision);
   const words = OUTCOMES[revision.operation];
-  const finishedBy = last ? context.workerId : undefined;
+  const outcome = { classifiedId: id, revision: revision.revision, processed: true, ...(last ? { finishedBy: context.workerId } : {}) };
   if (revision.operation === 'DELETE') {
     const portals = claimed.current_portals;
     const statuses = [
       statusOf({ status: words.step, message: `Revision ${revision.revision} is being checked`, portals }),
       statusOf({ status: 'DELETED', message: 'The classified and all its media were deleted', portals }),
     ];
-    // Gone for reads and rules from now on; its offererEstateId and media URLs are free again.
-    const gone: Statement[] = [
-      { name: 'caas.mark_deleted', text: 'UPDATE classifieds SET deleted_at = now() WHERE id = $1', values: [id] },
-      { name: 'caas.drop_media', text: 'DELETE FROM classified_media WHERE classified_id = $1', values: [id] },
-    ];
-    return commitOutcome(pool, id, revision.revision, statuses, gone, finishedBy);
+    return commitProcessing(pool, { ...outcome, statuses, deleted: true });
   }
   const classified = revision.payload as Classified;
   const step = statusOf({ status: words.step, message: `Revision ${revision.revision} is being checked`, portals: classified.portals });
   const rules = ruleOutcome(classified, revision.operation, statusOf);
-  if (rules.refusedEverywhere) return commitOutcome(pool, id, revision.revision, [step, ...rules.statuses], [], finishedBy);
+  if (rules.refusedEverywhere) return commitProcessing(pool, { ...outcome, statuses: [step, ...rules.statuses] });
 
   const plan = planMedia(classified.media ?? [], claimed.media);
   // Downloads take a while: the checking step shows meanwhile. Without downloads it commits with the outcome.
-  if (plan.toFetch.length > 0) await transaction(pool, [recordStatusesStatement([step])]);
+  if (plan.toFetch.length > 0) await commitProcessing(pool, { classifiedId: id, revision: revision.revision, statuses: [step] });
   const fetched = await fetchMedia(plan.toFetch, context);
   // Later revisions of this run see what this one downloaded.
-  for (const outcome of fetched) {
-    const row = claimed.media.find((known) => known.url === outcome.url);
-    if (row) Object.assign(row, { fetch_status: outcome.status, fetched_revision: revision.revision });
+  for (const result of fetched) {
+    const row = claimed.media.find((known) => known.url === result.url);
+    if (row) Object.assign(row, { fetch_status: result.status, fetched_revision: revision.revision });
   }
   const media = mediaStatuses(plan.wanted, claimed.media, revision.revision);
   const failed = media.filter((item) => item.status === 'DOWNLOADING_FAILED' || item.status === 'CREATING_FAILED').length;
@@ -208,7 +147,7 @@ async function processRevision(claimed: ClaimedClassified, revision: PendingRevi
     mediaStatuses: media,
   });
   const statuses = [...(plan.toFetch.length > 0 ? [] : [step]), ...rules.statuses, done];
-  return commitOutcome(pool, id, revision.revision, statuses, mediaOutcomeStatements(id, revision.revision, fetched), finishedBy);
+  return commitProcessing(pool, { ...outcome, statuses, fetched });
 }
 
 async function processClassified(claimed: ClaimedClassified, context: WorkContext): Promise<void> {
@@ -216,8 +155,7 @@ async function processClassified(claimed: ClaimedClassified, context: WorkContex
   while (work) {
     let finished = false;
     if (work.revisions.length === 0) {
-      const results = await transaction(context.pool, finishStatements(work.classified_id, context.workerId));
-      finished = (results.at(-1)?.rowCount ?? 0) > 0;
+      finished = await commitProcessing(context.pool, { classifiedId: work.classified_id, revision: 0, statuses: [], finishedBy: context.workerId });
     }
     for (const [index, revision] of work.revisions.entries()) {
       finished = await processRevision(work, revision, index === work.revisions.length - 1, context);

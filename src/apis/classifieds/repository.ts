@@ -20,7 +20,6 @@ export interface NewClassified {
   id: string;
   offerer_estate_id: string;
   payload: unknown;
-  payload_hash: string;
 }
 
 /** Per classified of a create: null members when it was created, else what it collided with. */
@@ -46,7 +45,7 @@ export function createClassifieds(environment: string, agencyId: string, classif
     name: 'caas.create_classifieds',
     text: `
     WITH input AS (
-      SELECT * FROM jsonb_to_recordset($3::jsonb) AS i (n integer, id uuid, offerer_estate_id text, payload jsonb, payload_hash text)),
+      SELECT * FROM jsonb_to_recordset($3::jsonb) AS i (n integer, id uuid, offerer_estate_id text, payload jsonb)),
     urls AS (
       SELECT i.n, i.id, m.media ->> 'url' AS url, m.position
         FROM input i, jsonb_array_elements(coalesce(i.payload -> 'media', '[]')) WITH ORDINALITY AS m (media, position)),
@@ -69,8 +68,8 @@ export function createClassifieds(environment: string, agencyId: string, classif
       SELECT i.* FROM input i
        WHERE NOT EXISTS (SELECT 1 FROM taken_estate t WHERE t.n = i.n) AND NOT EXISTS (SELECT 1 FROM taken_media t WHERE t.n = i.n)),
     new_classifieds AS (
-      INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload, payload_hash)
-      SELECT id, $1::text, $2::text, offerer_estate_id, 1, payload, payload_hash FROM accepted ORDER BY n),
+      INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload)
+      SELECT id, $1::text, $2::text, offerer_estate_id, 1, payload FROM accepted ORDER BY n),
     new_revisions AS (
       INSERT INTO classified_revisions (classified_id, revision, environment, agency_id, operation, payload)
       SELECT id, 1, $1::text, $2::text, 'POST', payload FROM accepted),
@@ -91,7 +90,8 @@ export function createClassifieds(environment: string, agencyId: string, classif
 
 export interface CurrentRow {
   revision: number;
-  payload_hash: string;
+  /** Whether the stored payload equals the one asked about (jsonb equality: the order of members does not matter). */
+  unchanged: boolean | null;
   delete_requested_at: Date | null;
   portals: string[];
   /** A live classified of the offerer, other than this one, with the offererEstateId asked about. */
@@ -101,20 +101,21 @@ export interface CurrentRow {
 }
 
 /**
- * A live classified (not yet DELETED), locked for a write, with what a new payload would collide
- * with: another live classified with its offererEstateId, another classified's media URL.
+ * A live classified (not yet DELETED), locked for a write, with what a new payload (JSON text,
+ * or null for a DELETE) would collide with: another live classified with its offererEstateId,
+ * another classified's media URL.
  */
-export async function lockCurrent(client: pg.ClientBase, id: string, offererEstateId: string | null, urls: readonly string[]): Promise<CurrentRow | undefined> {
+export async function lockCurrent(client: pg.ClientBase, id: string, payload: string | null, offererEstateId: string | null, urls: readonly string[]): Promise<CurrentRow | undefined> {
   const { rows } = await client.query<CurrentRow>({
     name: 'caas.lock_current',
-    text: `SELECT c.revision, c.payload_hash, c.delete_requested_at, ARRAY(SELECT jsonb_array_elements_text(c.payload -> 'portals')) AS portals,
+    text: `SELECT c.revision, c.payload = $4::jsonb AS unchanged, c.delete_requested_at, ARRAY(SELECT jsonb_array_elements_text(c.payload -> 'portals')) AS portals,
                   (SELECT t.id FROM classifieds t WHERE t.offerer_estate_id = $2 AND t.id <> c.id AND t.deleted_at IS NULL) AS taken_by,
                   (SELECT json_build_object('url', m.url, 'media_id', m.media_id, 'classified_id', m.classified_id)
                      FROM classified_media m WHERE m.url = ANY ($3::text[]) AND m.classified_id <> c.id
                     ORDER BY array_position($3::text[], m.url) LIMIT 1) AS media_owner
              FROM classifieds c WHERE c.id = $1 AND c.deleted_at IS NULL
               FOR UPDATE OF c`,
-    values: [id, offererEstateId, urls],
+    values: [id, offererEstateId, urls, payload],
   });
   return rows[0];
 }
@@ -153,7 +154,6 @@ export function updateClassified(row: {
   revision: number;
   offererEstateId: string;
   payload: string;
-  payloadHash: string;
   urls: readonly string[];
   received: string;
 }): Statement {
@@ -161,21 +161,21 @@ export function updateClassified(row: {
     name: 'caas.update_classified',
     text: `
     WITH updated AS (
-      UPDATE classifieds SET revision = $4, offerer_estate_id = $5, payload = $6::jsonb, payload_hash = $7, updated_at = now() WHERE id = $1),
+      UPDATE classifieds SET revision = $4, offerer_estate_id = $5, payload = $6::jsonb, updated_at = now() WHERE id = $1),
     new_revision AS (
       INSERT INTO classified_revisions (classified_id, revision, environment, agency_id, operation, payload) VALUES ($1, $4, $2, $3, 'PUT', $6::jsonb)),
     gone_media AS (
-      DELETE FROM classified_media WHERE classified_id = $1 AND NOT (url = ANY ($8::text[]))),
+      DELETE FROM classified_media WHERE classified_id = $1 AND NOT (url = ANY ($7::text[]))),
     new_media AS (
       INSERT INTO classified_media (classified_id, url, environment, agency_id, media_id)
-      SELECT $1, url, $2, $3, gen_random_uuid() FROM unnest($8::text[]) AS url
+      SELECT $1, url, $2, $3, gen_random_uuid() FROM unnest($7::text[]) AS url
       ON CONFLICT (classified_id, url) DO NOTHING),
     queued AS (
       INSERT INTO caas_processing_queue (classified_id, environment, agency_id) VALUES ($1, $2, $3) ON CONFLICT (classified_id) DO NOTHING),
-    ${statusInput('received', '$9')},
+    ${statusInput('received', '$8')},
     ${recordStatuses('received')}
     SELECT 1`,
-    values: [row.id, row.environment, row.agencyId, row.revision, row.offererEstateId, row.payload, row.payloadHash, row.urls, row.received],
+    values: [row.id, row.environment, row.agencyId, row.revision, row.offererEstateId, row.payload, row.urls, row.received],
   };
 }
 

@@ -1,6 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { Batcher } from '../../platform/db/batcher.js';
+import { Batcher, eachAlone } from '../../platform/db/batcher.js';
 import { execute, transaction, type Statement } from '../../platform/db/pool.js';
 import { confineTo, withTenant, type Tenant } from '../../platform/db/tenant.js';
 import { entityTags } from '../../platform/http/etags.js';
@@ -20,22 +20,6 @@ import { statusesJson, type NewStatus, type Operation } from './statuses.js';
 export interface Acknowledgement {
   classifiedId: string;
   revision: number;
-}
-
-/** Canonical JSON (keys sorted) so that equal payloads hash equal whatever their key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-function hashOf(payload: Classified): string {
-  return createHash('sha256').update(canonical(payload)).digest('hex');
 }
 
 function mediaUrls(payload: Classified): string[] {
@@ -153,9 +137,6 @@ interface CreateRequest {
   urls: string[];
 }
 
-/** A create's outcome; `error` is its problem (a duplicate), or why its write failed. */
-type CreateResult = { created: true } | { created: false; error: unknown };
-
 /**
  * Creates that share nothing: no two with the same offererEstateId or media URL, so that one
  * statement can check all of them against what is stored before writing any.
@@ -178,18 +159,18 @@ function createStatement(tenant: Tenant, requests: CreateRequest[]): Statement {
     id: request.id,
     offerer_estate_id: request.offererEstateId,
     payload: request.payload,
-    payload_hash: hashOf(request.payload),
   }));
   const statuses = requests.map((request) => received(tenant, { id: request.id, revision: 1, operation: 'POST', portals: request.payload.portals }));
   return repository.createClassifieds(tenant.environment, tenant.agencyId, JSON.stringify(classifieds), statusesJson(statuses));
 }
 
-function createResult(outcome: repository.CreateOutcome, request: CreateRequest): CreateResult {
-  if (outcome.taken_by !== null) return { created: false, error: duplicatedClassified(request.offererEstateId, outcome.taken_by) };
+/** A create's outcome: done, or refused with the problem naming what it duplicates. */
+function createResult(outcome: repository.CreateOutcome, request: CreateRequest): PromiseSettledResult<void> {
+  if (outcome.taken_by !== null) return { status: 'rejected', reason: duplicatedClassified(request.offererEstateId, outcome.taken_by) };
   if (outcome.media_url !== null) {
-    return { created: false, error: duplicatedMedia({ url: outcome.media_url, media_id: outcome.media_id!, classified_id: outcome.media_owner! }) };
+    return { status: 'rejected', reason: duplicatedMedia({ url: outcome.media_url, media_id: outcome.media_id!, classified_id: outcome.media_owner! }) };
   }
-  return { created: true };
+  return { status: 'fulfilled', value: undefined };
 }
 
 /**
@@ -198,7 +179,7 @@ function createResult(outcome: repository.CreateOutcome, request: CreateRequest)
  * is refused like any other). If the transaction fails, each create is written alone, so that
  * only the one at fault fails.
  */
-async function writeCreates(pool: pg.Pool, requests: CreateRequest[]): Promise<CreateResult[]> {
+async function writeCreates(pool: pg.Pool, requests: CreateRequest[]): Promise<PromiseSettledResult<void>[]> {
   const byTenant = new Map<string, CreateRequest[]>();
   for (const request of requests) {
     const key = JSON.stringify([request.tenant.environment, request.tenant.agencyId]);
@@ -215,26 +196,31 @@ async function writeCreates(pool: pg.Pool, requests: CreateRequest[]): Promise<C
   }
   try {
     const results = await transaction(pool, statements);
-    const byRequest = new Map<CreateRequest, CreateResult>();
+    const byRequest = new Map<CreateRequest, PromiseSettledResult<void>>();
     for (const { index, requests: round } of answered) {
       for (const outcome of results[index]!.rows as repository.CreateOutcome[]) byRequest.set(round[outcome.n]!, createResult(outcome, round[outcome.n]!));
     }
     return requests.map((request) => byRequest.get(request)!);
   } catch (error) {
-    if (requests.length > 1) return Promise.all(requests.map(async (request) => (await writeCreates(pool, [request]))[0]!));
+    if (requests.length > 1) {
+      return eachAlone(requests, async (request) => {
+        const [alone] = await writeCreates(pool, [request]);
+        if (alone!.status === 'rejected') throw alone!.reason;
+      });
+    }
     const [request] = requests as [CreateRequest];
     const explained = await onUniqueViolation(
       () => Promise.reject(error),
       (constraint) => duplicateProblem(pool, request.tenant, constraint, request.payload, request.id),
     ).catch((reason: unknown) => reason);
-    return [{ created: false, error: explained }];
+    return [{ status: 'rejected', reason: explained }];
   }
 }
 
-const creators = new WeakMap<pg.Pool, Batcher<CreateRequest, CreateResult>>();
+const creators = new WeakMap<pg.Pool, Batcher<CreateRequest, void>>();
 
 /** Creates are committed in groups (group commit, see Batcher): one statement and one commit for all the POSTs of a moment. */
-function creatorFor(pool: pg.Pool): Batcher<CreateRequest, CreateResult> {
+function creatorFor(pool: pg.Pool): Batcher<CreateRequest, void> {
   let creator = creators.get(pool);
   if (!creator) creators.set(pool, (creator = new Batcher((requests) => writeCreates(pool, requests), { maxBatch: 64, maxInFlight: 4 })));
   return creator;
@@ -243,8 +229,7 @@ function creatorFor(pool: pg.Pool): Batcher<CreateRequest, CreateResult> {
 export async function createClassified(pool: pg.Pool, tenant: Tenant, payload: Classified): Promise<Acknowledgement> {
   checkBody(payload);
   const id = randomUUID();
-  const result = await creatorFor(pool).submit({ tenant, id, payload, offererEstateId: payload.data.metaData.source.offererEstateId, urls: mediaUrls(payload) });
-  if (!result.created) throw result.error;
+  await creatorFor(pool).submit({ tenant, id, payload, offererEstateId: payload.data.metaData.source.offererEstateId, urls: mediaUrls(payload) });
   return { classifiedId: id, revision: 1 };
 }
 
@@ -272,7 +257,8 @@ export async function updateClassified(
   return onUniqueViolation(
     () =>
       withTenant(pool, tenant, async (client) => {
-        const current = await repository.lockCurrent(client, id, offererEstateId, urls);
+        const json = JSON.stringify(payload);
+        const current = await repository.lockCurrent(client, id, json, offererEstateId, urls);
         if (!current || current.delete_requested_at !== null) throw classifiedNotFound(id);
         checkIfMatch(ifMatch, current.revision);
         if (current.taken_by !== null) throw duplicatedClassified(offererEstateId, current.taken_by);
@@ -280,8 +266,7 @@ export async function updateClassified(
         const revision = current.revision + 1;
         const row = { id, environment: tenant.environment, agencyId: tenant.agencyId, revision };
         const receivedStatus = received(tenant, { id, revision, operation: 'PUT', portals: payload.portals });
-        const payloadHash = hashOf(payload);
-        if (payloadHash === current.payload_hash) {
+        if (current.unchanged) {
           // Nothing to process: the write is acknowledged and recorded as an unchanged update.
           const unchanged: NewStatus = {
             ...receivedStatus,
@@ -293,7 +278,7 @@ export async function updateClassified(
         } else {
           await execute(
             client,
-            repository.updateClassified({ ...row, offererEstateId, payload: JSON.stringify(payload), payloadHash, urls, received: statusesJson([receivedStatus]) }),
+            repository.updateClassified({ ...row, offererEstateId, payload: json, urls, received: statusesJson([receivedStatus]) }),
           );
         }
         return { classifiedId: id, revision };
@@ -304,7 +289,7 @@ export async function updateClassified(
 
 export async function deleteClassified(pool: pg.Pool, tenant: Tenant, id: string): Promise<Acknowledgement> {
   return withTenant(pool, tenant, async (client) => {
-    const current = await repository.lockCurrent(client, id, null, []);
+    const current = await repository.lockCurrent(client, id, null, null, []);
     if (!current) throw classifiedNotFound(id);
     // A DELETE repeated before the first is processed is acknowledged again, with nothing new to do.
     if (current.delete_requested_at !== null) return { classifiedId: id, revision: current.revision };

@@ -24,9 +24,9 @@ export class Batcher<I, O> {
   private inFlight = 0;
   private scheduled = false;
 
-  /** `write` gets a batch and resolves to one result per item, in order; a rejection fails them all. */
+  /** `write` gets a batch and resolves to the outcome of each item, in order; a rejection fails them all. */
   constructor(
-    private readonly write: (items: I[]) => Promise<O[]>,
+    private readonly write: (items: I[]) => Promise<PromiseSettledResult<O>[]>,
     private readonly options: BatcherOptions,
   ) {}
 
@@ -52,7 +52,12 @@ export class Batcher<I, O> {
       this.inFlight += 1;
       this.write(batch.map((waiting) => waiting.item))
         .then(
-          (results) => batch.forEach((waiting, index) => waiting.resolve(results[index] as O)),
+          (results) =>
+            batch.forEach((waiting, index) => {
+              const result = results[index]!;
+              if (result.status === 'fulfilled') waiting.resolve(result.value);
+              else waiting.reject(result.reason);
+            }),
           (error: unknown) => batch.forEach((waiting) => waiting.reject(error)),
         )
         .finally(() => {
@@ -61,4 +66,13 @@ export class Batcher<I, O> {
         });
     }
   }
+}
+
+/**
+ * What a batch write does when its one transaction failed: each item written alone, so that only
+ * the one at fault fails (a write that collided with a concurrent one, a value the database
+ * refused).
+ */
+export function eachAlone<I, O>(items: I[], write: (item: I) => Promise<O>): Promise<PromiseSettledResult<O>[]> {
+  return Promise.allSettled(items.map(write));
 }

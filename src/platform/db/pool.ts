@@ -43,7 +43,13 @@ export function execute<R extends pg.QueryResultRow = any>(client: pg.ClientBase
  * failure is the one reported.
  */
 export async function pipeline(client: pg.ClientBase, statements: readonly (Statement | string)[]): Promise<pg.QueryResult[]> {
-  const settled = await Promise.allSettled(statements.map((statement) => execute(client, statement)));
+  // The queries go out as they are issued, each in a write of its own; corked, they leave in one
+  // (a write is a system call for us and a wake-up for the server, per statement).
+  const socket = (client as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+  socket?.cork?.();
+  const issued = statements.map((statement) => execute(client, statement));
+  socket?.uncork?.();
+  const settled = await Promise.allSettled(issued);
   const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   if (failed) throw failed.reason;
   return settled.map((result) => (result as PromiseFulfilledResult<pg.QueryResult>).value);
