@@ -1,12 +1,13 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { APIS, ENVIRONMENTS, rootPath } from './apis/catalogue.js';
-import type { ApiModule } from './apis/module.js';
+import { deliverySourcesOf, type ApiModule } from './apis/module.js';
 import type { Config } from './config.js';
 import { installAdminGuard } from './platform/auth/admin.js';
 import { installGuard } from './platform/auth/guard.js';
 import type { KeyStore } from './platform/auth/keys.js';
 import { tokenEndpoint } from './platform/auth/tokenEndpoint.js';
 import type { Pool } from './platform/db/pool.js';
+import { redeliveryAdminRoutes } from './platform/delivery/admin.js';
 import { installErrorHandling, sendProblem } from './platform/http/errors.js';
 import { installOpenApi, openApiRoute } from './platform/http/openapi.js';
 import { serviceUnavailable } from './platform/http/problems.js';
@@ -77,6 +78,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(
     async (admin) => {
       installAdminGuard(admin, config.adminToken);
+      await redeliveryAdminRoutes(admin, { pool, sources: deliverySourcesOf(deps.apis) });
       for (const module of deps.apis) await module.adminRoutes?.(admin, { config, pool, logger });
     },
     { prefix: '/admin' },

@@ -33,3 +33,8 @@ export interface ApiModule {
   /** Operator routes, registered under /admin behind ADMIN_TOKEN; they act across every agency. */
   adminRoutes?(app: FastifyInstance, deps: ApiDependencies): Promise<void>;
 }
+
+/** The delivery sources of `modules`, by source: what the worker and the operator's redelivery consult. */
+export function deliverySourcesOf(modules: readonly ApiModule[]): DeliverySources {
+  return Object.assign({}, ...modules.map((module) => module.deliverySources ?? {}));
+}

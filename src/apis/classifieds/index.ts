@@ -7,7 +7,7 @@ import { CLASSIFIED_SCHEMA_ID } from './routes/shared.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { writeRoutes } from './routes/writes.js';
 import { classifiedSchema } from './schema/classified.js';
-import { removeGone, SOURCE } from './webhooks.js';
+import { removeGone, SOURCE, subscriptionStates } from './webhooks.js';
 
 /** Classifieds ingestion v4, served under /caas/v4 and /sandbox/caas/v4. */
 export const classifiedsApi: ApiModule = {
@@ -15,7 +15,7 @@ export const classifiedsApi: ApiModule = {
   schemas: [{ ...classifiedSchema, $id: CLASSIFIED_SCHEMA_ID }],
   streams: [processingStream],
   tasks: [retentionTask],
-  deliverySources: { [SOURCE]: { onGone: (client, subscriptionId) => removeGone(client, subscriptionId) } },
+  deliverySources: { [SOURCE]: { onGone: (client, subscriptionId) => removeGone(client, subscriptionId), subscriptionStates } },
   async routes(app, deps) {
     await writeRoutes(app, deps);
     await readRoutes(app, deps);

@@ -42,8 +42,15 @@ export async function subscribe(pool: pg.Pool, tenant: Tenant, subscription: Sub
       ],
     );
     const row = rows[0]!;
-    // Undelivered statuses follow the subscription to its new address (and key).
-    await retargetDeliveries(client, { source: SOURCE, subscriptionId: row.subscription_id }, { url, secret: row.secret });
+    // Undelivered statuses (retries, and failures an operator may redeliver) follow the
+    // subscription to its new key and address: each to its classified's path under the new URL,
+    // as recordStatuses builds it, not to the bare URL.
+    await retargetDeliveries(client, { source: SOURCE, subscriptionId: row.subscription_id }, { secret: row.secret });
+    await client.query(
+      `UPDATE webhook_deliveries SET url = $3 || '/classifieds/' || (payload ->> 'classifiedId') || '/statuses'
+        WHERE source = $1 AND subscription_id = $2 AND state IN ('PENDING', 'FAILED')`,
+      [SOURCE, row.subscription_id, url],
+    );
   });
 }
 
@@ -62,4 +69,17 @@ export async function unsubscribe(pool: pg.Pool, tenant: Tenant): Promise<void> 
 /** A subscription that is gone at the receiver's word (410) is removed, as a DELETE /webhooks would. */
 export async function removeGone(client: pg.ClientBase, subscriptionId: string): Promise<void> {
   await client.query('DELETE FROM caas_webhook_subscriptions WHERE subscription_id = $1', [subscriptionId]);
+}
+
+/**
+ * Before a redelivery: a subscription wants its statuses for as long as it exists (PUT /webhooks
+ * keeps its subscription_id). Only a deletion matters, so FOR KEY SHARE: a PUT replacing url or
+ * secret meanwhile is not held up, and re-aims the queued deliveries whenever it commits.
+ */
+export async function subscriptionStates(client: pg.ClientBase, subscriptionIds: readonly string[]): Promise<Map<string, 'ACTIVE'>> {
+  const { rows } = await client.query<{ subscription_id: string }>(
+    'SELECT subscription_id FROM caas_webhook_subscriptions WHERE subscription_id::text = ANY($1::text[]) FOR KEY SHARE',
+    [subscriptionIds],
+  );
+  return new Map(rows.map((row) => [row.subscription_id, 'ACTIVE']));
 }

@@ -3,12 +3,12 @@ import type { ApiModule } from '../module.js';
 import { leadAdminRoutes } from './admin.js';
 import { leadRoutes } from './routes/leads.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
-import { disableGone, SOURCE } from './subscriptions.js';
+import { deliveryHooks, SOURCE } from './subscriptions.js';
 
 /** Lead API v1, served under /seeker-leads/v1 and /sandbox/seeker-leads/v1. */
 export const leadsApi: ApiModule = {
   api: APIS.find((api) => api.id === 'leads')!,
-  deliverySources: { [SOURCE]: { onGone: disableGone } },
+  deliverySources: { [SOURCE]: deliveryHooks },
   async routes(app, deps) {
     await leadRoutes(app, deps);
     await subscriptionRoutes(app, deps);

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
 import type { Tenant } from '../../platform/db/tenant.js';
+import { execute } from '../../platform/db/pool.js';
 import { withTenant } from '../../platform/db/tenant.js';
-import { cancelDeliveries, lastSuccess, recentAttempts, retargetDeliveries, type GoneContext } from '../../platform/delivery/index.js';
+import { ingestionLock } from './ingestionLock.js';
+import { cancelDeliveries, lastSuccess, recentAttempts, retargetDeliveries, type DeliverySourceHooks, type GoneContext } from '../../platform/delivery/index.js';
 import { decodeToken, encodeToken } from '../../platform/http/cursors.js';
 import { badRequest, notFound, type Problem } from '../../platform/http/problems.js';
 
@@ -15,7 +17,7 @@ import { badRequest, notFound, type Problem } from '../../platform/http/problems
  * there (404, as an unknown id).
  */
 
-/** The delivery source of lead notifications (selects the onGone hook). */
+/** The delivery source of lead notifications (selects deliveryHooks). */
 export const SOURCE = 'leads';
 
 export type SubscriptionStatus = 'ACTIVE' | 'INACTIVE';
@@ -135,6 +137,7 @@ export interface SubscriptionChanges {
  */
 export async function updateSubscription(pool: pg.Pool, tenant: Tenant, id: string, changes: SubscriptionChanges): Promise<Subscription> {
   const row = await withTenant(pool, tenant, async (client) => {
+    await execute(client, ingestionLock(tenant.environment, tenant.agencyId));
     const { rows } = await client.query<SubscriptionRow>(
       `UPDATE lead_webhook_subscriptions
           SET status = coalesce($2, status), api_key = coalesce($3, api_key), updated_at = now()
@@ -153,6 +156,7 @@ export async function updateSubscription(pool: pg.Pool, tenant: Tenant, id: stri
 
 export async function deleteSubscription(pool: pg.Pool, tenant: Tenant, id: string): Promise<Subscription> {
   const row = await withTenant(pool, tenant, async (client) => {
+    await execute(client, ingestionLock(tenant.environment, tenant.agencyId));
     const { rows } = await client.query<SubscriptionRow>(`DELETE FROM lead_webhook_subscriptions WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
     const removed = rows[0];
     if (!removed) throw subscriptionNotFound(id);
@@ -168,12 +172,31 @@ export async function deleteSubscription(pool: pg.Pool, tenant: Tenant, id: stri
  * explicit tenant in the WHERE clause.
  */
 export async function disableGone(client: pg.ClientBase, subscriptionId: string, context: GoneContext): Promise<void> {
+  // Without the ingestion lock (this transaction holds delivery rows that a subscription change,
+  // holding that lock, may wait for): a lead committing meanwhile may still notify this
+  // subscription once, and its receiver's next 410 cancels that too.
   await client.query(
     `UPDATE lead_webhook_subscriptions SET status = 'INACTIVE', updated_at = now()
       WHERE id::text = $1 AND environment = $2 AND agency_id = $3`,
     [subscriptionId, context.environment, context.agencyId],
   );
 }
+
+/**
+ * Before a redelivery: whether each subscription still wants notifications (ACTIVE), was turned
+ * off (INACTIVE) or deleted (missing). FOR SHARE holds off a deactivation as well as a DELETE
+ * until the redelivery commits; either then cancels what it queued.
+ */
+export async function subscriptionStates(client: pg.ClientBase, subscriptionIds: readonly string[]): Promise<Map<string, SubscriptionStatus>> {
+  const { rows } = await client.query<{ id: string; status: SubscriptionStatus }>(
+    'SELECT id, status FROM lead_webhook_subscriptions WHERE id::text = ANY($1::text[]) FOR SHARE',
+    [subscriptionIds],
+  );
+  return new Map(rows.map((row) => [row.id, row.status]));
+}
+
+/** What the delivery machinery asks of the lead API about its subscriptions. */
+export const deliveryHooks: DeliverySourceHooks = { onGone: disableGone, subscriptionStates };
 
 // ---- audit ----
 

@@ -1,13 +1,11 @@
 import type pg from 'pg';
 import type { Environment } from '../../apis/catalogue.js';
-import { inTransaction } from '../db/pool.js';
-import { WORK_CHANNEL } from '../work/listener.js';
 
 /**
  * The API modules' side of webhook delivery: schedule a message inside the write it belongs
- * to, stop or re-aim a subscription's pending messages, redeliver, read the audit. Every
- * function taking a client works inside withTenant too (row-level security then confines it to
- * the tenant); the worker side is deliveryStream.ts.
+ * to, stop or re-aim a subscription's pending messages, read the audit. Every function taking a
+ * client works inside withTenant too (row-level security then confines it to the tenant); the
+ * worker side is deliveryStream.ts, the operator's redelivery redelivery.ts.
  */
 
 /** The work stream of webhook deliveries; also what the NOTIFY of a new delivery names. */
@@ -116,36 +114,6 @@ export async function retargetDeliveries(
     [subscription.source, subscription.subscriptionId, ...Object.values(values)],
   );
   return rowCount ?? 0;
-}
-
-export type RedeliveryTarget =
-  | { deliveryId: string }
-  | { source: string; environment?: Environment; agencyId?: string; since: Date };
-
-/**
- * Schedules new attempts, at once and with a fresh retry schedule, for one delivery (whatever
- * its state: an operator may resend a delivered message) or for every FAILED delivery of a
- * source created since a time. The webhook-id stays the same. Returns the ids rescheduled.
- */
-export async function redeliver(pool: pg.Pool, target: RedeliveryTarget): Promise<string[]> {
-  return inTransaction(pool, async (client) => {
-    const reset = "UPDATE webhook_deliveries SET state = 'PENDING', round_attempts = 0, next_attempt_at = now(), finished_at = NULL, claimed_by = NULL";
-    const { rows } =
-      'deliveryId' in target
-        ? await client.query<{ id: string }>(`${reset} WHERE id = $1 RETURNING id`, [target.deliveryId])
-        : await client.query<{ id: string }>(
-            `WITH chosen AS (
-               SELECT id FROM webhook_deliveries
-                WHERE state = 'FAILED' AND source = $1 AND created_at >= $2
-                  AND ($3::text IS NULL OR environment = $3) AND ($4::text IS NULL OR agency_id = $4)
-                ORDER BY created_at, id
-                  FOR UPDATE)
-             ${reset} FROM chosen WHERE webhook_deliveries.id = chosen.id RETURNING webhook_deliveries.id`,
-            [target.source, target.since, target.environment ?? null, target.agencyId ?? null],
-          );
-    if (rows.length > 0) await client.query('SELECT pg_notify($1, $2)', [WORK_CHANNEL, WEBHOOKS_STREAM]);
-    return rows.map((row) => row.id).sort();
-  });
 }
 
 export interface AttemptRecord {

@@ -40,6 +40,14 @@ export interface DeliverySourceHooks {
    * pending deliveries are already cancelled.
    */
   onGone(client: pg.PoolClient, subscriptionId: string, context: GoneContext): Promise<void>;
+  /**
+   * Asked before an operator's redelivery: the state of each subscription named; one missing
+   * from the map was deleted. Runs in the redelivery's transaction (as the owner role), and must
+   * lock the rows it reads until that ends (FOR SHARE, or FOR KEY SHARE if only a deletion
+   * matters), so a subscription deleted or turned off meanwhile cancels what was queued. A
+   * source without it is redelivered unchecked.
+   */
+  subscriptionStates?(client: pg.ClientBase, subscriptionIds: readonly string[]): Promise<ReadonlyMap<string, 'ACTIVE' | 'INACTIVE'>>;
 }
 
 /** source -> hooks: the delivery sources of the API modules. */

@@ -5,14 +5,13 @@ export {
   deliveriesCte,
   lastSuccess,
   recentAttempts,
-  redeliver,
   retargetDeliveries,
   scheduleDelivery,
   WEBHOOKS_STREAM,
   type AttemptRecord,
   type DeliverySpec,
   type DeliveryState,
-  type RedeliveryTarget,
   type SubscriptionRef,
 } from './deliveries.js';
 export { deliveryStream, type DeliveryStreamOptions, type DeliverySourceHooks, type DeliverySources, type GoneContext } from './deliveryStream.js';
+export { redeliver, redeliverWebhooks, SKIP_REASONS, type Redelivery, type RedeliveryTarget, type SkippedDelivery } from './redelivery.js';
