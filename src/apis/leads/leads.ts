@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { tenantTransaction, withTenant, type Tenant } from '../../platform/db/tenant.js';
 import { badRequest, notFound } from '../../platform/http/problems.js';
 import { toLead, type Lead, type LeadRow, type PhoneNumber } from './model.js';
+import { ingestionLock } from './ingestionLock.js';
 import { leadNotifications } from './notifications.js';
 
 /**
@@ -63,7 +64,7 @@ export async function createLead(pool: pg.Pool, tenant: Tenant, body: CreateLead
   // The notification as toLead writes it; its ingestionDate is the database's, stamped in the statement.
   const notification = toLead({ ...row, seq: 0, ingested_at: new Date(0) });
   await tenantTransaction(pool, tenant, [
-    { name: 'leads.lock_ingestion', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', values: [`leads:${tenant.environment}:${tenant.agencyId}`] },
+    ingestionLock(tenant.environment, tenant.agencyId),
     {
       name: 'leads.create',
       text: `
