@@ -1,5 +1,7 @@
 #!/usr/bin/env node
+import os from 'node:os';
 import { Command, CommanderError, Option } from 'commander';
+import { onDrainRequest, processLogger, reportReady, startCluster } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import {
   ClientInputError,
@@ -14,8 +16,11 @@ import { createPool, type Pool } from './platform/db/pool.js';
 import { createLogger } from './platform/log.js';
 import { openDatabase, prepareDatabase, startServices } from './runtime.js';
 import { eraseAuthor } from './apis/leads/erasure.js';
-import { redeliverLeadNotifications, type LeadRedeliveryTarget } from './apis/leads/notifications.js';
+import { redeliverLeadNotifications } from './apis/leads/notifications.js';
+import { API_MODULES } from './apis/index.js';
+import { deliverySourcesOf } from './apis/module.js';
 import { parseScopes } from './platform/auth/scopes.js';
+import { redeliverWebhooks, type Redelivery, type RedeliveryTarget } from './platform/delivery/index.js';
 
 class CliError extends Error {}
 
@@ -63,18 +68,16 @@ function clientHuman(client: Client): string {
 
 async function serve(roles: { server: boolean; worker: boolean }): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config);
+  const logger = processLogger(createLogger(config));
   // Signals are handled from the very start: one arriving while the embedded database starts
   // must still stop it once start-up is done, not kill this process and leave it running.
   const starting = startServices(config, logger, roles);
   let signals = 0;
-  const shutdown = (signal: string) => {
-    signals += 1;
-    if (signals > 1) {
-      logger.warn({ signal }, 'second signal: exiting at once');
-      process.exit(1);
-    }
-    logger.info({ signal }, 'shutting down: draining requests and jobs');
+  let draining = false;
+  const drain = (reason: { signal: string } | { requestedBy: string }) => {
+    if (draining) return;
+    draining = true;
+    logger.info(reason, 'shutting down: draining requests and jobs');
     starting
       .then((services) => services.stop())
       .then(
@@ -88,13 +91,32 @@ async function serve(roles: { server: boolean; worker: boolean }): Promise<void>
         },
       );
   };
+  const shutdown = (signal: string) => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting at once');
+      process.exit(1);
+    }
+    drain({ signal });
+  };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // A child of `start --processes N`: the primary's request is no signal of its own, so the
+  // Ctrl-C that reached this process too still counts as the first one.
+  onDrainRequest(() => drain({ requestedBy: 'primary' }));
   await starting;
+  reportReady();
 }
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/** `--processes`: a positive whole number, or `auto` for as many as the machine runs at once. */
+function processCount(value: string): number {
+  if (value === 'auto') return os.availableParallelism();
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new CliError(`--processes must be a positive whole number or "auto", got "${value}"`);
+  return Number(value);
 }
 
 function positiveInteger(name: string) {
@@ -114,8 +136,13 @@ export function buildCli(): Command {
 
   program
     .command('start')
-    .description('run the HTTP server and the job worker in one process (embedded PostgreSQL unless DATABASE_URL is set); the default command')
-    .action(() => serve({ server: true, worker: true }));
+    .description('run the HTTP server and the job worker in one process, or in N with --processes (embedded PostgreSQL unless DATABASE_URL is set); the default command')
+    .addOption(
+      new Option('--processes <n>', 'run N processes of server and worker sharing the port and the database; "auto": one per core')
+        .default(1)
+        .argParser(processCount),
+    )
+    .action((options: { processes: number }) => (options.processes > 1 ? startCluster(options.processes) : serve({ server: true, worker: true })));
   program.command('server').description('run only the HTTP server').action(() => serve({ server: true, worker: false }));
   program.command('worker').description('run only the job worker').action(() => serve({ server: false, worker: true }));
 
@@ -228,31 +255,63 @@ export function buildCli(): Command {
     .option('--since <time>', 'ISO 8601 time: every failed notification created since then')
     .option('--agency <id>', 'with --since: only this agency')
     .addOption(new Option('--environment <environment>', 'with --since: only this environment').choices(['production', 'sandbox']))
-    .action(async (options: { delivery?: string; since?: string; agency?: string; environment?: 'production' | 'sandbox' }) => {
-      if ((options.delivery === undefined) === (options.since === undefined)) throw new CliError('give exactly one of --delivery or --since');
-      let target: LeadRedeliveryTarget;
-      if (options.delivery !== undefined) {
-        if (!UUID.test(options.delivery)) throw new CliError(`--delivery must be a webhook-id (a UUID), got "${options.delivery}"`);
-        target = { deliveryId: options.delivery };
-      } else {
-        const since = new Date(options.since as string);
-        if (Number.isNaN(since.getTime())) throw new CliError(`--since must be an ISO 8601 time, got "${options.since}"`);
-        target = { since, environment: options.environment, agencyId: options.agency };
-      }
+    .action(async (options: RedeliverOptions) => {
+      const target = redeliveryTarget(options);
       const result = await withDatabase(loadConfig(), (pool) => redeliverLeadNotifications(pool, target));
-      print(json(), result, () =>
-        [
-          `redelivered ${result.redelivered.length} notification(s)${result.redelivered.length > 0 ? ':' : ''}`,
-          ...result.redelivered.map((id) => `  ${id}`),
-          ...(result.skipped.length > 0 ? [`skipped ${result.skipped.length}:`, ...result.skipped.map((s) => `  ${s.deliveryId}  ${s.reason}`)] : []),
-        ].join('\n'),
-      );
-      if (options.delivery !== undefined && result.redelivered.length === 0) process.exitCode = 1;
+      reportRedelivery(json(), result, 'notification(s)', 'deliveryId' in target);
+    });
+  const sources = deliverySourcesOf(API_MODULES);
+  const deliveries = program.command('deliveries').description('webhook deliveries of every API');
+  deliveries
+    .command('redeliver')
+    .description('sends webhooks again: one by its webhook-id, whatever its state, or every failed one since a time (a worker sends them)')
+    .option('--delivery <id>', 'the webhook-id of one delivery')
+    .option('--since <time>', 'ISO 8601 time: every failed delivery created since then')
+    .addOption(new Option('--api <api>', "with --since: only this API's webhooks").choices(Object.keys(sources)))
+    .option('--agency <id>', 'with --since: only this agency')
+    .addOption(new Option('--environment <environment>', 'with --since: only this environment').choices(['production', 'sandbox']))
+    .action(async (options: RedeliverOptions & { api?: string }) => {
+      const target = redeliveryTarget(options);
+      const filter = 'deliveryId' in target ? (['api', 'agency', 'environment'] as const).find((name) => options[name] !== undefined) : undefined;
+      if (filter !== undefined) throw new CliError(`--${filter} applies only with --since`);
+      const result = await withDatabase(loadConfig(), (pool) => redeliverWebhooks(pool, { ...target, source: options.api }, sources));
+      reportRedelivery(json(), result, 'webhook(s)', 'deliveryId' in target);
     });
   return program;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface RedeliverOptions {
+  delivery?: string;
+  since?: string;
+  agency?: string;
+  environment?: 'production' | 'sandbox';
+}
+
+/** The redeliver commands' --delivery or --since (with its filters), each well formed. */
+function redeliveryTarget(options: RedeliverOptions): RedeliveryTarget {
+  if ((options.delivery === undefined) === (options.since === undefined)) throw new CliError('give exactly one of --delivery or --since');
+  if (options.delivery !== undefined) {
+    if (!UUID.test(options.delivery)) throw new CliError(`--delivery must be a webhook-id (a UUID), got "${options.delivery}"`);
+    return { deliveryId: options.delivery };
+  }
+  const since = new Date(options.since as string);
+  if (Number.isNaN(since.getTime())) throw new CliError(`--since must be an ISO 8601 time, got "${options.since}"`);
+  return { since, environment: options.environment, agencyId: options.agency };
+}
+
+/** The outcome per delivery; a delivery named by id and not queued fails the command. */
+function reportRedelivery(json: boolean, result: Redelivery, noun: string, byId: boolean): void {
+  print(json, result, () =>
+    [
+      `redelivered ${result.redelivered.length} ${noun}${result.redelivered.length > 0 ? ':' : ''}`,
+      ...result.redelivered.map((id) => `  ${id}`),
+      ...(result.skipped.length > 0 ? [`skipped ${result.skipped.length}:`, ...result.skipped.map((s) => `  ${s.deliveryId}  ${s.reason}`)] : []),
+    ].join('\n'),
+  );
+  if (byId && result.redelivered.length === 0) process.exitCode = 1;
+}
 
 /**
  * No command means start. Not commander's isDefault: that hands an unknown command to start,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import type { ApiModule } from './apis/module.js';
+import { deliverySourcesOf, type ApiModule } from './apis/module.js';
 import { buildApp } from './app.js';
 import { ConfigError, type Config } from './config.js';
 import { createClient } from './platform/auth/clients.js';
@@ -97,7 +97,7 @@ export function firstRunMessage(config: Config, demo: { clientId: string; secret
 }
 
 /** A failure to listen is nearly always a bad PORT or HOST: say which, as for any other bad setting. */
-function listenError(error: unknown, config: Config): unknown {
+export function listenError(error: unknown, config: Config): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') return new ConfigError('PORT', `port ${config.port} is already in use on ${config.host}`);
   if (code === 'EACCES') return new ConfigError('PORT', `no permission to listen on port ${config.port}`);
@@ -145,8 +145,7 @@ export async function startServices(
     if (demo) (options.onFirstRun ?? ((message) => process.stdout.write(message + '\n')))(firstRunMessage(config, demo));
 
     const modules = options.apis ?? API_MODULES;
-    const sources = Object.assign({}, ...modules.map((module) => module.deliverySources ?? {}));
-    const streams = [deliveryStream({ sources }), ...modules.flatMap((module) => module.streams ?? [])];
+    const streams = [deliveryStream({ sources: deliverySourcesOf(modules) }), ...modules.flatMap((module) => module.streams ?? [])];
     let address: string | undefined;
     if (roles.server) {
       const keys = await KeyStore.open(pool);

@@ -1,0 +1,283 @@
+/**
+ * More than one immogate process on one database, with real processes of the built CLI: two
+ * `immogate start` on an external PostgreSQL share the work, and when one is killed mid-load the
+ * other finishes what it had leased; `immogate start --processes N` runs N server and worker
+ * processes on one port over the embedded PostgreSQL, replaces one that dies, and stops them all.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { request } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, describe, it } from 'node:test';
+import { alive } from '../src/platform/db/embedded.js';
+import { createTestDatabase, freePort, runCli, type TestDatabase } from './helpers.js';
+import {
+  acknowledged,
+  assertConsistent,
+  demoClientOf,
+  embeddedUrl,
+  exitedAlready,
+  killLaunched,
+  launch,
+  Load,
+  MediaServer,
+  postmasterPid,
+  query,
+  Receiver,
+  stopEmbeddedLeftover,
+  subscribe,
+  tokensFor,
+  waitCaughtUp,
+  waitReady,
+  type Immogate,
+} from './pipeline.js';
+
+const STEP = { timeout: 120_000 };
+
+const cleanups: (() => Promise<void>)[] = [];
+
+after(async () => {
+  await killLaunched();
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** The JSON log lines of a process (LOG_LEVEL info or lower). */
+function logLines(running: Immogate): Record<string, any>[] {
+  return running.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
+
+async function waitForLog(running: Immogate, what: string, check: (line: Record<string, any>) => boolean, timeoutMs = 60_000): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = logLines(running).find(check);
+    if (found) return found;
+    if (exitedAlready(running) || Date.now() > deadline) assert.fail(`no log line ${what}\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
+    await sleep(50);
+  }
+}
+
+describe('two immogate processes on one external PostgreSQL', () => {
+  let database: TestDatabase;
+
+  it('share the work; killed mid-load, one leaves its leased work to the other, which finishes it', { timeout: 180_000 }, async (t) => {
+    database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const media = await MediaServer.start();
+    const receiver = await Receiver.start();
+    cleanups.push(() => media.close(), () => receiver.close());
+    const env = { DATABASE_URL: database.url, DATA_DIR: '/nonexistent', LOG_LEVEL: 'info' };
+    const [a, b] = [launch(['start'], await freePort(), env), launch(['start'], await freePort(), env)] as [Immogate, Immogate];
+    await Promise.all([waitReady(a), waitReady(b)]);
+    const workerId = async (running: Immogate) => (await waitForLog(running, 'worker started', (line) => line.msg === 'worker started')).workerId as string;
+    const [workerA, workerB] = [await workerId(a), await workerId(b)];
+    const demo = demoClientOf([a, b].find((running) => running.stdout.includes('First start:'))!.stdout);
+    const [tokensA, tokensB] = [await tokensFor(a.base, demo), await tokensFor(b.base, demo)];
+    await subscribe(tokensA, receiver);
+
+    // Who holds what, sampled while the load runs: the claims are the work each process does.
+    const claims = new Map<string, Set<string>>([
+      [workerA, new Set()],
+      [workerB, new Set()],
+    ]);
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const rows = await query<{ worker: string; item: string }>(
+          database.url,
+          `SELECT claimed_by AS worker, classified_id::text AS item FROM caas_processing_queue WHERE claimed_by IS NOT NULL
+           UNION ALL SELECT claimed_by, id::text FROM webhook_deliveries WHERE claimed_by IS NOT NULL AND state = 'PENDING'`,
+        );
+        for (const row of rows) claims.get(row.worker)?.add(row.item);
+        await sleep(20);
+      }
+    })();
+
+    const ack = acknowledged();
+    const loads = [new Load(tokensA, media, ack, 'a').start({ classifieds: 2, leads: 1 }), new Load(tokensB, media, ack, 'b').start({ classifieds: 2, leads: 1 })];
+    await sleep(1_500 + Math.random() * 1_500);
+    // Downloads wait from now on, so each process is caught holding classifieds it cannot finish.
+    media.hold();
+    const held = async (worker: string) =>
+      (await query<{ id: string }>(database.url, 'SELECT classified_id AS id FROM caas_processing_queue WHERE claimed_by = $1', [worker])).map((row) => row.id);
+    for (let i = 0; (await held(workerA)).length === 0 || (await held(workerB)).length === 0; i += 1) {
+      assert.ok(i < 500, 'both processes to hold classifieds');
+      await sleep(10);
+    }
+    const killedAt = Date.now();
+    b.child.kill('SIGKILL');
+    assert.deepEqual(await b.exited, { code: null, signal: 'SIGKILL' });
+    const leftByB = await held(workerB);
+    const deliveriesLeftByB = await query<{ id: string }>(database.url, "SELECT id FROM webhook_deliveries WHERE claimed_by = $1 AND state = 'PENDING'", [workerB]);
+    media.release();
+    await Promise.all(loads.map((load) => load.stop()));
+    // By now the media server has recorded every request B sent; A takes B's work up only once its leases run out.
+    const crash = { killedAt, resumedAt: Date.now() };
+    sampling = false;
+    await sampler;
+    assert.ok(leftByB.length > 0);
+    assert.ok(claims.get(workerA)!.size > 0 && claims.get(workerB)!.size > 0, 'both processes claimed work before the kill');
+
+    const caughtUpMs = await waitCaughtUp(() => database.url, receiver, killedAt, 30_000);
+    // What B held was finished after B died: by A, the one process left.
+    const finished = await query<{ id: string; at: Date }>(
+      database.url,
+      "SELECT classified_id AS id, status_date AS at FROM classified_statuses WHERE classified_id = ANY($1::uuid[]) AND status = 'CREATED'",
+      [leftByB],
+    );
+    assert.deepEqual(finished.map((row) => row.id).sort(), [...leftByB].sort());
+    for (const row of finished) assert.ok(row.at.getTime() > killedAt, `${row.id} finished after the kill`);
+    const figures = await assertConsistent(database.url, ack, receiver, media, [crash]);
+    t.diagnostic(
+      `before the kill A claimed ${claims.get(workerA)!.size} items, B ${claims.get(workerB)!.size}; B left ${leftByB.length} classifieds and ` +
+        `${deliveriesLeftByB.length} deliveries leased; A finished everything ${caughtUpMs} ms after the kill; ${figures.classifieds} classifieds, ` +
+        `${figures.leads} leads, ${figures.redelivered} notifications received twice (same webhook-id), ${figures.refetched} media downloaded again (${figures.refetchedAfterAnswer} of them answered before the kill)`,
+    );
+
+    a.child.kill('SIGTERM');
+    assert.deepEqual(await a.exited, { code: 0, signal: null });
+  });
+});
+
+/** A GET on a connection of its own, so that node:cluster hands each request to the next process. */
+function getOnNewConnection(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { 'user-agent': 'ImmogateTests/1.0.0 node/20 linux/6' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const parentOf = (pid: number) => Number(/^\d+ \(.*\) \S (\d+)/s.exec(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1]);
+
+describe('immogate start --processes', () => {
+  let dataDir: string;
+  let port: number;
+  let primary: Immogate;
+  let children: number[];
+  const env = () => ({ DATA_DIR: dataDir, DATABASE_URL: undefined, LOG_LEVEL: 'debug' });
+  /** Pids of the processes that logged a request since line `from`. */
+  const servedBy = (from: number) => new Set(logLines(primary).slice(from).filter((line) => line.url === '/health').map((line) => line.pid as number));
+
+  it('a bad --processes: exit 1 with the reason, nothing started', async () => {
+    for (const value of ['0', 'two', '1.5', '-3']) {
+      assert.deepEqual(await runCli(['start', `--processes=${value}`], { DATA_DIR: '/nonexistent' }), {
+        code: 1,
+        stdout: '',
+        stderr: `immogate: --processes must be a positive whole number or "auto", got "${value}"\n`,
+      });
+    }
+  });
+
+  it('--processes 2: the primary prepares the database, two children listen on the one port and share the requests', STEP, async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-processes-'));
+    // PostgreSQL refuses to run as root, so it runs as another user that must reach the directory.
+    fs.chmodSync(dataDir, 0o755);
+    cleanups.push(async () => {
+      await stopEmbeddedLeftover(dataDir);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+    port = await freePort();
+    primary = launch(['start', '--processes', '2'], port, env());
+    await waitReady(primary);
+    const started = await waitForLog(primary, 'all processes started', (line) => line.msg === 'all processes started');
+    children = started.pids as number[];
+    assert.equal(children.length, 2);
+    const listening = logLines(primary).filter((line) => line.msg === 'immogate listening');
+    assert.deepEqual(listening.map((line) => line.pid).sort(), [...children].sort());
+    assert.deepEqual(listening.map((line) => line.address), [primary.base, primary.base]);
+    for (const child of children) assert.equal(parentOf(child), primary.pid);
+    // The primary started the database and owns it; the children use it as an external one.
+    assert.equal(parentOf(postmasterPid(dataDir)!), primary.pid);
+    assert.equal(primary.stdout.match(/First start:/g)?.length, 1);
+
+    const from = logLines(primary).length;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => getOnNewConnection(`${primary.base}/health`)));
+    assert.deepEqual(answers, Array(20).fill(200));
+    await sleep(200);
+    assert.deepEqual([...servedBy(from)].sort(), [...children].sort());
+
+    // The API works end to end: a classified goes through a child's worker.
+    const tokens = await tokensFor(primary.base, demoClientOf(primary.stdout));
+    const receiver = await Receiver.start();
+    const media = await MediaServer.start();
+    cleanups.push(() => media.close(), () => receiver.close());
+    await subscribe(tokens, receiver);
+    const ack = acknowledged();
+    const load = new Load(tokens, media, ack, 'p').start({ classifieds: 2, leads: 1 });
+    await sleep(1_000);
+    await load.stop();
+    await waitCaughtUp(() => embeddedUrl(dataDir), receiver, Date.now(), 30_000);
+    await assertConsistent(embeddedUrl(dataDir), ack, receiver, media, []);
+    assert.ok(ack.classifieds.size > 0 && ack.leads.size > 0);
+  });
+
+  it('a child killed with kill -9 is replaced, and the other answers meanwhile', STEP, async () => {
+    const [victim, survivor] = children as [number, number];
+    process.kill(victim, 'SIGKILL');
+    const died = await waitForLog(primary, 'about the death', (line) => line.msg === 'a server and worker process died: starting another in its place');
+    assert.deepEqual({ pid: died.pid, code: died.code, signal: died.signal, restartInMs: died.restartInMs }, { pid: victim, code: null, signal: 'SIGKILL', restartInMs: 1000 });
+    const from = logLines(primary).length;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => getOnNewConnection(`${primary.base}/health`)));
+    assert.deepEqual(answers, Array(10).fill(200));
+
+    const replaced = await waitForLog(primary, 'of the replacement', (line) => line.msg === 'worker started' && line.pid !== victim && line.pid !== survivor);
+    const replacement = replaced.pid as number;
+    assert.equal(parentOf(replacement), primary.pid);
+    assert.ok(logLines(primary).some((line) => line.msg === 'immogate listening' && line.pid === replacement));
+    children = [survivor, replacement];
+    const after = logLines(primary).length;
+    assert.deepEqual(await Promise.all(Array.from({ length: 20 }, () => getOnNewConnection(`${primary.base}/health`))), Array(20).fill(200));
+    await sleep(200);
+    assert.ok([...servedBy(from)].every((pid) => pid === survivor || pid === replacement));
+    assert.deepEqual([...servedBy(after)].sort(), [...children].sort());
+  });
+
+  it('SIGTERM: the children drain, the primary stops the database last and exits 0', STEP, async () => {
+    const postgres = postmasterPid(dataDir)!;
+    primary.child.kill('SIGTERM');
+    assert.deepEqual(await primary.exited, { code: 0, signal: null });
+    for (const child of children) assert.equal(alive(child), false);
+    assert.equal(alive(postgres), false);
+    assert.equal(fs.existsSync(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid')), false);
+    const lines = logLines(primary);
+    const drained = lines.filter((line) => line.msg === 'shutting down: draining requests and jobs');
+    assert.deepEqual(drained.map((line) => line.pid ?? 'primary').sort(), ['primary', ...children].sort());
+    assert.deepEqual(lines.filter((line) => line.msg === 'stopped').map((line) => line.pid ?? 'primary').sort(), ['primary', ...children].sort());
+    // The primary's is the last line: the database stopped after every child.
+    assert.equal(lines.at(-1)?.msg, 'stopped');
+    assert.equal(lines.at(-1)?.pid, undefined);
+    assert.equal(primary.stderr, '');
+  });
+
+  it('the primary killed with kill -9: its children go too, and the next start adopts the database', STEP, async () => {
+    primary = launch(['start', '--processes', '2'], port, env());
+    await waitReady(primary);
+    children = (await waitForLog(primary, 'all processes started', (line) => line.msg === 'all processes started')).pids as number[];
+    const postgres = postmasterPid(dataDir)!;
+    primary.child.kill('SIGKILL');
+    await primary.exited;
+    for (let i = 0; children.some(alive); i += 1) {
+      assert.ok(i < 100, 'the children to exit with their primary');
+      await sleep(100);
+    }
+    assert.equal(alive(postgres), true);
+
+    // --processes 1 is the single process of `immogate start`: no primary, no child.
+    const single = launch(['start', '--processes', '1'], port, env());
+    await waitReady(single);
+    assert.equal(postmasterPid(dataDir), postgres);
+    assert.doesNotMatch(single.stdout, /all processes started|"pid":/);
+    assert.ok(logLines(single).some((line) => line.msg === 'immogate listening'));
+    single.child.kill('SIGTERM');
+    assert.deepEqual(await single.exited, { code: 0, signal: null });
+    assert.equal(alive(postgres), false);
+  });
+});
