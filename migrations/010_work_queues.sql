@@ -57,6 +57,9 @@ CREATE TABLE scheduled_tasks (
   last_error        text
 );
 
+-- From now on the latest POST or PUT revision of a classified stores no payload of its own (its
+-- payload is the classified's); a PUT replacing the classified's payload copies it there first.
+
 -- A PUT equal to the stored payload is found by comparing the jsonb values themselves (key order
 -- does not matter to jsonb equality): the hash kept for that comparison goes.
 ALTER TABLE classifieds DROP COLUMN payload_hash;

@@ -294,6 +294,32 @@ describe('PUT /classifieds/{classifiedId}', () => {
     assert.deepEqual(await pendingRevisions(id), [1]);
   });
 
+  it('stores each payload once: the latest revision reads the classified’s, an older one keeps its own copy', async () => {
+    const body = classified();
+    const id = acknowledged(await call('POST', '/classifieds', body), 1);
+    const revisions = async () =>
+      (await server.pool.query('SELECT revision, payload FROM classified_revisions WHERE classified_id = $1 ORDER BY revision', [id])).rows;
+    assert.deepEqual(await revisions(), [{ revision: 1, payload: null }]);
+    const changed = structuredClone(body);
+    changed.data.location.city = 'Lyon';
+    acknowledged(await call('PUT', `/classifieds/${id}`, changed), 2, 'PUT');
+    assert.deepEqual(await revisions(), [
+      { revision: 1, payload: body },
+      { revision: 2, payload: null },
+    ]);
+    // Unchanged and DELETE revisions carry none either; the copy is not taken again.
+    acknowledged(await call('PUT', `/classifieds/${id}`, changed), 3, 'PUT');
+    acknowledged(await call('DELETE', `/classifieds/${id}`), 4, 'DELETE');
+    assert.deepEqual(await revisions(), [
+      { revision: 1, payload: body },
+      { revision: 2, payload: null },
+      { revision: 3, payload: null },
+      { revision: 4, payload: null },
+    ]);
+    const { rows } = await server.pool.query('SELECT payload FROM classifieds WHERE id = $1', [id]);
+    assert.deepEqual(rows, [{ payload: changed }]);
+  });
+
   it('replaces the media URLs: kept ones keep their mediaId, new ones get one, dropped ones are freed', async () => {
     const kept = 'https://cdn.example.org/diff/kept.jpg';
     const dropped = 'https://cdn.example.org/diff/dropped.jpg';

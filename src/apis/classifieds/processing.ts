@@ -43,8 +43,12 @@ export interface ClaimedClassified {
 const PENDING_WORK = `
   SELECT c.classified_id, c.attempts,
          coalesce((SELECT json_agg(r ORDER BY r.revision) FROM (
-                     SELECT revision, environment, agency_id, operation, payload, received_at FROM classified_revisions
-                      WHERE classified_id = c.classified_id AND processed_at IS NULL) r), '[]') AS revisions,
+                     -- The latest POST or PUT has no payload of its own: it is the classified's (repository.ts).
+                     SELECT r.revision, r.environment, r.agency_id, r.operation, r.received_at,
+                            CASE WHEN r.operation = 'DELETE' THEN NULL
+                                 ELSE coalesce(r.payload, (SELECT payload FROM classifieds WHERE id = c.classified_id)) END AS payload
+                       FROM classified_revisions r
+                      WHERE r.classified_id = c.classified_id AND r.processed_at IS NULL) r), '[]') AS revisions,
          coalesce((SELECT json_agg(m) FROM (
                      SELECT url, fetch_status, fetched_revision FROM classified_media WHERE classified_id = c.classified_id) m), '[]') AS media,
          ARRAY(SELECT jsonb_array_elements_text(payload -> 'portals') FROM classifieds WHERE id = c.classified_id) AS current_portals`;

@@ -133,6 +133,8 @@ interface CreateRequest {
   tenant: Tenant;
   id: string;
   payload: Classified;
+  /** The payload as JSON text. */
+  json: string;
   offererEstateId: string;
   urls: string[];
 }
@@ -154,14 +156,12 @@ function disjointRounds(requests: CreateRequest[]): CreateRequest[][] {
 }
 
 function createStatement(tenant: Tenant, requests: CreateRequest[]): Statement {
-  const classifieds = requests.map((request, n) => ({
-    n,
-    id: request.id,
-    offerer_estate_id: request.offererEstateId,
-    payload: request.payload,
-  }));
+  // The payloads' JSON is put in as it came, not serialised again.
+  const classifieds = requests.map(
+    (request, n) => `{"n":${n},"id":"${request.id}","offerer_estate_id":${JSON.stringify(request.offererEstateId)},"payload":${request.json}}`,
+  );
   const statuses = requests.map((request) => received(tenant, { id: request.id, revision: 1, operation: 'POST', portals: request.payload.portals }));
-  return repository.createClassifieds(tenant.environment, tenant.agencyId, JSON.stringify(classifieds), statusesJson(statuses));
+  return repository.createClassifieds(tenant.environment, tenant.agencyId, `[${classifieds.join(',')}]`, statusesJson(statuses));
 }
 
 /** A create's outcome: done, or refused with the problem naming what it duplicates. */
@@ -226,10 +226,11 @@ function creatorFor(pool: pg.Pool): Batcher<CreateRequest, void> {
   return creator;
 }
 
-export async function createClassified(pool: pg.Pool, tenant: Tenant, payload: Classified): Promise<Acknowledgement> {
+/** `json` is the payload as JSON text, if the caller has it already. */
+export async function createClassified(pool: pg.Pool, tenant: Tenant, payload: Classified, json = JSON.stringify(payload)): Promise<Acknowledgement> {
   checkBody(payload);
   const id = randomUUID();
-  await creatorFor(pool).submit({ tenant, id, payload, offererEstateId: payload.data.metaData.source.offererEstateId, urls: mediaUrls(payload) });
+  await creatorFor(pool).submit({ tenant, id, payload, json, offererEstateId: payload.data.metaData.source.offererEstateId, urls: mediaUrls(payload) });
   return { classifiedId: id, revision: 1 };
 }
 
@@ -250,6 +251,7 @@ export async function updateClassified(
   id: string,
   payload: Classified,
   ifMatch: string | undefined,
+  json = JSON.stringify(payload),
 ): Promise<Acknowledgement> {
   checkBody(payload);
   const offererEstateId = payload.data.metaData.source.offererEstateId;
@@ -257,7 +259,6 @@ export async function updateClassified(
   return onUniqueViolation(
     () =>
       withTenant(pool, tenant, async (client) => {
-        const json = JSON.stringify(payload);
         const current = await repository.lockCurrent(client, id, json, offererEstateId, urls);
         if (!current || current.delete_requested_at !== null) throw classifiedNotFound(id);
         checkIfMatch(ifMatch, current.revision);

@@ -327,8 +327,10 @@ async function startServer(paths: Paths): Promise<{ pid: number; url: string }> 
       '-D', paths.cluster, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200',
       // A failed statement's DETAIL (the key of a unique violation) and CONTEXT (the JSON a parse
       // error is about) copy request data, personal data among it, into this log, which a GDPR
-      // erasure cannot clean: only the message itself is logged.
-      '-c', 'log_error_verbosity=terse',
+      // erasure cannot clean: only the message itself is logged. For the same reason a statement
+      // logged for its duration (log_min_duration_statement, if an operator turns it on) is logged
+      // without the values bound to it.
+      '-c', 'log_error_verbosity=terse', '-c', 'log_parameter_max_length=0',
     ],
     { detached: true, stdio: ['ignore', log, log], ...(user ?? {}) },
   );

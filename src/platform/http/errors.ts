@@ -46,11 +46,22 @@ export function toProblem(error: FastifyError | Problem | Error, request: Fastif
   return internalError();
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The JSON body as it was sent, once parsed: a handler storing the body as JSON passes this
+     * text on instead of serialising the parsed value again (validation neither adds defaults to
+     * a body nor coerces it, so the two are the same document).
+     */
+    rawJson: string | null;
+  }
+}
+
 /**
  * JSON bodies parsed with the parser's own message kept ("Unexpected token } in JSON at
  * position 41"), so a client learns where its document broke; prototype-poisoning keys refused.
  */
-function parseJson(_request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
+function parseJson(request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
   if (body.length === 0) {
     done(badRequest([{ name: '', reason: 'The body is empty but the content type is application/json.' }], 'body'));
     return;
@@ -74,6 +85,7 @@ function parseJson(_request: FastifyRequest, body: string, done: (error: Error |
     done(badRequest([{ name: nul, reason: 'must not contain the NUL character (\\u0000).' }], 'body'));
     return;
   }
+  request.rawJson = body;
   done(null, value);
 }
 
@@ -116,6 +128,7 @@ function wellFormed(body: string): boolean {
 export function installErrorHandling(app: FastifyInstance, logger: Logger, bodyLimit: number): void {
   // JSON only: the APIs speak nothing else (the token endpoint adds form encoding for itself).
   app.removeAllContentTypeParsers();
+  app.decorateRequest('rawJson', null);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
 
   app.addHook('preValidation', async (request) => refuseNulParameters(request));

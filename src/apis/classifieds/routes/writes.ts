@@ -12,7 +12,7 @@ export async function writeRoutes(app: FastifyInstance, { pool }: ApiDependencie
     '/classifieds',
     { config: { scope: 'caas:classifieds:create' }, schema: { body, response: { 202: acknowledgement } } },
     async (request, reply) => {
-      const ack = await createClassified(pool, request.tenant!, request.body);
+      const ack = await createClassified(pool, request.tenant!, request.body, request.rawJson ?? undefined);
       return reply.code(202).header('etag', `"${ack.revision}"`).send(acknowledgementBody(ack.classifiedId));
     },
   );
@@ -29,7 +29,7 @@ export async function writeRoutes(app: FastifyInstance, { pool }: ApiDependencie
       },
     },
     async (request, reply) => {
-      const ack = await updateClassified(pool, request.tenant!, request.params.classifiedId, request.body, request.headers['if-match']);
+      const ack = await updateClassified(pool, request.tenant!, request.params.classifiedId, request.body, request.headers['if-match'], request.rawJson ?? undefined);
       return reply.code(202).header('etag', `"${ack.revision}"`).send(acknowledgementBody(ack.classifiedId));
     },
   );
