@@ -184,7 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: databaseUrl(env),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     logLevel: logLevel as Config['logLevel'],
-    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 16, 1, 1000),
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 64, 1, 1000),
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10000),
     workerLeaseSeconds: integer(env, 'WORKER_LEASE_SECONDS', 10, 2, 3600),
     deliveryRetentionDays: integer(env, 'DELIVERY_RETENTION_DAYS', 30, 1, 36500),

@@ -27,7 +27,7 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       databasePoolSize: 10,
       logLevel: 'info',
-      workerConcurrency: 16,
+      workerConcurrency: 64,
       webhookConcurrency: 64,
       workerLeaseSeconds: 10,
       deliveryRetentionDays: 30,

@@ -161,7 +161,7 @@ describe('address policy', () => {
   it('reaches loopback when private targets are allowed, by address and by name', async () => {
     await withOutbound(open, async (outbound) => {
       const byAddress = await outbound.request({ url: `${base}/ok` });
-      assert.deepEqual({ ...byAddress, headers: undefined }, { status: 200, headers: undefined, body: Buffer.from('hello'), url: `${base}/ok`, truncated: false });
+      assert.deepEqual({ ...byAddress, headers: undefined }, { status: 200, headers: undefined, body: Buffer.from('hello'), size: 5, url: `${base}/ok`, truncated: false });
       const byName = await outbound.request({ url: `http://localhost:${port}/ok` }).catch((error: OutboundError) => error);
       // localhost may resolve to ::1 only, where this server does not listen: then the refusal is the network's, not the policy's.
       if (byName instanceof OutboundError) assert.deepEqual([byName.kind, byName.message], ['network', `connection refused by localhost:${port}`]);
@@ -242,6 +242,17 @@ describe('limits', () => {
       assert.deepEqual([exact.body.length, exact.truncated], [1000, false]);
       const cut = await outbound.request({ url: `${base}/chunked?n=5000`, maxBytes: 1200, oversize: 'truncate' });
       assert.deepEqual([cut.status, cut.body, cut.truncated], [200, Buffer.alloc(1200, 'b'), true]);
+    });
+  });
+
+  it('counts a body without keeping it when asked to, within the same maxBytes', async () => {
+    await withOutbound({ ...open, maxBytes: 1000 }, async (outbound) => {
+      const counted = await outbound.request({ url: `${base}/chunked?n=900`, keepBody: false });
+      assert.deepEqual([counted.status, counted.body, counted.size, counted.truncated], [200, Buffer.alloc(0), 900, false]);
+      await assert.rejects(
+        outbound.request({ url: `${base}/chunked?n=5000`, keepBody: false }),
+        outboundError('too_large', `response from 127.0.0.1:${port} is larger than 1000 bytes`),
+      );
     });
   });
 

@@ -35,7 +35,8 @@ interface Outcome {
 async function download(outbound: Outbound, item: MediaItem, signal: AbortSignal): Promise<Outcome> {
   let response;
   try {
-    response = await outbound.request({ method: 'GET', url: item.url, maxBytes: MEDIA_MAX_BYTES, signal });
+    // Only what came matters (its type and size): the bytes are counted, not kept.
+    response = await outbound.request({ method: 'GET', url: item.url, maxBytes: MEDIA_MAX_BYTES, keepBody: false, signal });
   } catch (error) {
     if (signal.aborted) throw error;
     const message = error instanceof OutboundError ? error.message : 'the download failed';
@@ -51,11 +52,11 @@ async function download(outbound: Outbound, item: MediaItem, signal: AbortSignal
     return {
       status: 'CREATING_FAILED',
       contentType: contentType || null,
-      sizeBytes: response.body.length,
+      sizeBytes: response.size,
       error: `content type "${contentType || 'none'}" does not fit mediaType ${item.mediaType}`,
     };
   }
-  return { status: 'CREATED', contentType, sizeBytes: response.body.length, error: null };
+  return { status: 'CREATED', contentType, sizeBytes: response.size, error: null };
 }
 
 /** A media URL registered for the classified (its latest revision's), with its download outcome if fetched. */

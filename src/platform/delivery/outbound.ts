@@ -51,6 +51,12 @@ export interface OutboundRequest {
   /** Largest response body accepted; beyond it the call is aborted (or, with `oversize: 'truncate'`, the body cut). */
   maxBytes?: number;
   oversize?: 'error' | 'truncate';
+  /**
+   * false: the body is read (and its size checked against maxBytes) but not kept; the response's
+   * body is empty and `size` tells how large it was. A caller that only wants to know what it got
+   * then holds no body in memory. Default true.
+   */
+  keepBody?: boolean;
   /** false: a 3xx is returned as it is (webhooks do not re-send signed payloads elsewhere). Default true. */
   followRedirects?: boolean;
   /** Aborts the call, e.g. a worker shutting down. */
@@ -62,6 +68,8 @@ export interface OutboundResponse {
   /** Lower-case names, as received. */
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
+  /** Bytes of the body as received (up to maxBytes). */
+  size: number;
   /** The URL that answered, after redirects. */
   url: string;
   /** The body was cut at maxBytes (only with `oversize: 'truncate'`). */
@@ -191,7 +199,7 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
     bodyTimeout: limits.bodyTimeoutMs,
   });
 
-  async function readBody(body: Readable, declared: number, max: number, truncate: boolean, url: URL) {
+  async function readBody(body: Readable, declared: number, max: number, truncate: boolean, keep: boolean, url: URL) {
     const tooLarge = () => new OutboundError('too_large', `response from ${url.host} is larger than ${max} bytes`);
     if (Number.isFinite(declared) && declared > max && !truncate) {
       discard(body);
@@ -199,17 +207,17 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of body) {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
       if (size + chunk.length > max) {
         discard(body);
         if (!truncate) throw tooLarge();
-        chunks.push(chunk.subarray(0, max - size));
-        return { body: Buffer.concat(chunks), truncated: true };
+        if (keep) chunks.push(chunk.subarray(0, max - size));
+        return { body: Buffer.concat(chunks), size: max, truncated: true };
       }
-      chunks.push(chunk);
+      if (keep) chunks.push(chunk);
       size += chunk.length;
     }
-    return { body: Buffer.concat(chunks), truncated: false };
+    return { body: Buffer.concat(chunks), size, truncated: false };
   }
 
   async function request(req: OutboundRequest): Promise<OutboundResponse> {
@@ -247,7 +255,7 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
           continue;
         }
         const declared = Number(response.headers['content-length'] ?? NaN);
-        const read = await readBody(response.body, declared, req.maxBytes ?? policy.maxBytes ?? 10 * 1024 * 1024, req.oversize === 'truncate', url);
+        const read = await readBody(response.body, declared, req.maxBytes ?? policy.maxBytes ?? 10 * 1024 * 1024, req.oversize === 'truncate', req.keepBody !== false, url);
         return { status: response.statusCode, headers: response.headers, url: url.toString(), ...read };
       }
     } catch (error) {
