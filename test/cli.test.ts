@@ -11,13 +11,12 @@ import {
   freePort,
   http,
   makeClient,
-  runCli,
   startTestServer,
-  type CliResult,
   type TestClient,
   type TestDatabase,
   type TestServer,
 } from './helpers.js';
+import { runCli, type CliResult } from './processes.js';
 
 const STACK_TRACE = /^\s+at /m;
 

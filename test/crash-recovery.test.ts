@@ -18,23 +18,25 @@ import {
   acknowledged,
   assertConsistent,
   assertNothingLost,
+  Load,
+  MediaServer,
+  Receiver,
+  subscribe,
+  tokensFor,
+  waitCaughtUp,
+  type Crash,
+} from './pipeline.js';
+import {
   demoClientOf,
   embeddedUrl,
   exitedAlready,
   killLaunched,
   launch,
-  Load,
-  MediaServer,
   postmasterPid,
-  Receiver,
   stopEmbeddedLeftover,
-  subscribe,
-  tokensFor,
-  waitCaughtUp,
   waitReady,
-  type Crash,
   type Immogate,
-} from './pipeline.js';
+} from './processes.js';
 
 const CYCLES = 5;
 const RECOVERY_MS = 30_000;
@@ -62,7 +64,7 @@ async function crashCycles(t: TestContext, killPostgresToo: boolean): Promise<vo
   servers.push(media, receiver);
   // The same port throughout: tokens name it (audience and issuer), and a client keeps its tokens across restarts.
   const port = await freePort();
-  const env = { DATA_DIR: dataDir, DATABASE_URL: undefined };
+  const env = { DATA_DIR: dataDir, DATABASE_URL: undefined, ALLOW_PRIVATE_TARGETS: 'true' };
   const start = () => launch(['start'], port, env);
 
   let server: Immogate = start();

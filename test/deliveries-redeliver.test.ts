@@ -16,7 +16,6 @@ import {
   getToken,
   http,
   makeClient,
-  runCli,
   startTestServer,
   waitFor,
   type HttpResult,
@@ -24,6 +23,7 @@ import {
   type TestDatabase,
   type TestServer,
 } from './helpers.js';
+import { runCli } from './processes.js';
 
 type Body = Record<string, any>;
 

@@ -3,12 +3,10 @@
  * a real immogate listening on loopback, clients and tokens made through the real endpoints.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { ApiModule } from '../src/apis/module.js';
 import { loadConfig, type Config } from '../src/config.js';
@@ -198,23 +196,6 @@ export async function waitFor<T>(what: string, read: () => Promise<T>, check: (v
     await sleep(intervalMs);
   }
   throw new Error(`gave up waiting for ${what}`);
-}
-
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
-
-/** Runs the built `immogate` CLI in a process of its own, bounded to a minute. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
-    );
-  });
 }
 
 /** Asserts a whole RFC 7807 problem: status, content type, traceparent, and every member, `instance` included. */

@@ -11,12 +11,12 @@ import {
   getToken,
   http,
   makeClient,
-  runCli,
   startTestServer,
   waitFor,
   type TestDatabase,
   type TestServer,
 } from './helpers.js';
+import { runCli } from './processes.js';
 
 const ROOT = '/seeker-leads/v1';
 let database: TestDatabase;

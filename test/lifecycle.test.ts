@@ -3,94 +3,32 @@
  * PostgreSQL part initialises a cluster, which takes seconds, so it checks only the essentials.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { alive } from '../src/platform/db/embedded.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';
 import { createTestDatabase, freePort, http, makeClient, type TestDatabase } from './helpers.js';
+import {
+  isReady,
+  killLaunched,
+  launch,
+  postmasterPid as postmasterPidOf,
+  removeDataDir,
+  runCli,
+  stop,
+  temporaryDataDir,
+  waitReady,
+  waitUntil,
+  type Immogate,
+} from './processes.js';
 
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const STEP = { timeout: 120_000 };
 
-interface Running {
-  child: ChildProcess;
-  port: number;
-  base: string;
-  stdout: string;
-  stderr: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+/** A process of the CLI on a free port, logging at info level (the steps read its log lines). */
+async function start(args: string[], env: Record<string, string | undefined>): Promise<Immogate> {
+  return launch(args, await freePort(), { LOG_LEVEL: 'info', ...env });
 }
-
-const started: Running[] = [];
-
-/** The environment of a child: ours with `env` applied; an undefined value removes a variable. */
-function childEnv(env: Record<string, string | undefined>): Record<string, string> {
-  const merged: Record<string, string | undefined> = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
-  return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
-}
-
-async function launch(args: string[], env: Record<string, string | undefined>): Promise<Running> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv({ PORT: String(port), ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
-  const running: Running = {
-    child,
-    port,
-    base: `http://127.0.0.1:${port}`,
-    stdout: '',
-    stderr: '',
-    exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
-  };
-  child.stdout?.on('data', (chunk: Buffer) => (running.stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (running.stderr += chunk.toString()));
-  started.push(running);
-  return running;
-}
-
-function runCli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: childEnv({ LOG_LEVEL: 'warn', ...env }), timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
-    );
-  });
-}
-
-/** Polls `check` every 100 ms, at most `attempts` times; gives up early if `process` exits. */
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, process?: Running, attempts = 600): Promise<void> {
-  for (let i = 0; i < attempts; i += 1) {
-    if (await check()) return;
-    if (process && process.child.exitCode !== null) {
-      assert.fail(`${what}: the process exited (${process.child.exitCode})\nstdout:\n${process.stdout}\nstderr:\n${process.stderr}`);
-    }
-    await sleep(100);
-  }
-  assert.fail(`${what}: still not true after ${attempts} attempts${process ? `\nstdout:\n${process.stdout}\nstderr:\n${process.stderr}` : ''}`);
-}
-
-async function isReady(running: Running): Promise<boolean> {
-  try {
-    const response = await fetch(`${running.base}/ready`);
-    await response.arrayBuffer();
-    return response.status === 200;
-  } catch {
-    return false;
-  }
-}
-
-async function waitReady(running: Running): Promise<void> {
-  await waitFor(`${running.base}/ready`, () => isReady(running), running);
-}
-
-async function stop(running: Running, signal: NodeJS.Signals = 'SIGTERM') {
-  running.child.kill(signal);
-  return running.exited;
-}
-
-
 
 function tokenRequest(base: string, clientId: string, secret: string, intermediary = 'demo-agency') {
   return http('POST', `${base}/oauth/token`, {
@@ -104,45 +42,27 @@ function tokenRequest(base: string, clientId: string, secret: string, intermedia
   });
 }
 
-after(async () => {
-  // Only what a failed step left running.
-  for (const running of started) {
-    if (running.child.exitCode === null && running.child.signalCode === null) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
-  }
-});
+after(killLaunched);
 
 describe('npm start with the embedded PostgreSQL', () => {
   let dataDir: string;
-  let server: Running;
+  let server: Immogate;
   let demo: { clientId: string; secret: string };
   let postgresPid: number;
-  const postmasterPid = () => Number(fs.readFileSync(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postmasterPid = () => postmasterPidOf(dataDir)!;
   const embeddedEnv = () => ({ DATABASE_URL: undefined, DATA_DIR: dataDir });
 
   before(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-lifecycle-'));
-    // PostgreSQL refuses to run as root, so it runs as another user that must reach the directory.
-    fs.chmodSync(dataDir, 0o755);
+    dataDir = temporaryDataDir('immogate-lifecycle-');
   });
 
-  after(async () => {
-    // A failed step may have left the database running: stop it before removing its files.
-    const pidFile = path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid');
-    if (fs.existsSync(pidFile)) {
-      const pid = postmasterPid();
-      if (alive(pid)) process.kill(pid, 'SIGINT');
-      for (let i = 0; i < 100 && alive(pid); i += 1) await sleep(100);
-    }
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  // A failed step may have left the database running: it is stopped before its files go.
+  after(() => removeDataDir(dataDir));
 
   it('first start: initialises the database, prints a sandbox client and a curl line that gets a token', STEP, async () => {
-    server = await launch(['start'], embeddedEnv());
+    server = await start(['start'], embeddedEnv());
     await waitReady(server);
-    await waitFor('the curl line', () => server.stdout.includes('  curl -s'), server);
+    await waitUntil('the curl line', () => server.stdout.includes('  curl -s'), server);
     const message =
       /^First start: created a sandbox client with every scope, acting for intermediary "demo-agency"\.\n {2}client_id: {5}(ig_[0-9a-f]{24})\n {2}client_secret: (\S+)\nThe secret is shown only now\. Get a token with:\n {2}curl -s -X POST (\S+) -H 'Content-Type: application\/json' -d '(\{[^']*\})'$/m.exec(
         server.stdout,
@@ -198,7 +118,7 @@ describe('npm start with the embedded PostgreSQL', () => {
   });
 
   it('a second start reuses the data: no first-run message, the client still works', STEP, async () => {
-    server = await launch(['start'], embeddedEnv());
+    server = await start(['start'], embeddedEnv());
     await waitReady(server);
     assert.doesNotMatch(server.stdout, /First start/);
     assert.equal((await tokenRequest(server.base, demo.clientId, demo.secret)).status, 200);
@@ -209,20 +129,20 @@ describe('npm start with the embedded PostgreSQL', () => {
     assert.deepEqual(await stop(server, 'SIGKILL'), { code: null, signal: 'SIGKILL' });
     assert.equal(alive(postgresPid), true);
 
-    server = await launch(['start'], embeddedEnv());
+    server = await start(['start'], embeddedEnv());
     await waitReady(server);
     assert.equal(postmasterPid(), postgresPid);
     assert.equal((await tokenRequest(server.base, demo.clientId, demo.secret)).status, 200);
     assert.deepEqual(await stop(server), { code: 0, signal: null });
-    await waitFor('the adopted database to stop', () => !alive(postgresPid), undefined, 100);
+    await waitUntil('the adopted database to stop', () => !alive(postgresPid), undefined, 100);
   });
 });
 
 describe('immogate server and immogate worker as separate processes on DATABASE_URL', () => {
   let database: TestDatabase;
   let pool: Pool;
-  let servers: Running[];
-  let worker: Running;
+  let servers: Immogate[];
+  let worker: Immogate;
 
   before(async () => {
     // Empty: the three processes starting at once must migrate it safely between them.
@@ -236,9 +156,9 @@ describe('immogate server and immogate worker as separate processes on DATABASE_
 
   it('two servers and a worker start together on an empty database; both servers answer', STEP, async () => {
     const env = { DATABASE_URL: database.url, DATA_DIR: '/nonexistent' };
-    [servers, worker] = await Promise.all([Promise.all([launch(['server'], env), launch(['server'], env)]), launch(['worker'], env)]);
-    await Promise.all(servers.map(waitReady));
-    await waitFor('the worker to start', () => worker.stdout.includes('"msg":"worker started"'), worker);
+    [servers, worker] = await Promise.all([Promise.all([start(['server'], env), start(['server'], env)]), start(['worker'], env)]);
+    await Promise.all(servers.map((server) => waitReady(server)));
+    await waitUntil('the worker to start', () => worker.stdout.includes('"msg":"worker started"'), worker);
     pool = createPool(database.url, 2);
 
     // Migrated once, and one sandbox client announced by exactly one of them.
@@ -261,7 +181,7 @@ describe('immogate server and immogate worker as separate processes on DATABASE_
       [client.clientId],
     );
     const due = await pool.query<{ at: Date }>("UPDATE scheduled_tasks SET next_run_at = now() WHERE name = 'platform:prune_token_issuance' RETURNING now() AS at");
-    await waitFor(
+    await waitUntil(
       'the task to run',
       async () =>
         (await pool.query("SELECT 1 FROM scheduled_tasks WHERE name = 'platform:prune_token_issuance' AND last_finished_at > $1", [due.rows[0]!.at])).rowCount === 1,

@@ -10,20 +10,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { minimalClassified } from './fixtures/classifieds.js';
-import { assertProblem, http, USER_AGENT } from './helpers.js';
-import { demoClient, killAll, launch, removeDataDir, stop, temporaryDataDir, waitReady, type Running } from './processes.js';
+import { assertProblem, freePort, http, USER_AGENT } from './helpers.js';
+import { demoClientOf, killLaunched, launch, removeDataDir, stop, temporaryDataDir, waitReady, type Immogate } from './processes.js';
 
 const STEP = { timeout: 120_000 };
 
 let dataDir: string;
-let server: Running;
+let server: Immogate;
 
 before(() => {
   dataDir = temporaryDataDir('immogate-at-rest-');
 });
 
 after(async () => {
-  await killAll(server ? [server] : []);
+  await killLaunched();
   await removeDataDir(dataDir);
 });
 
@@ -41,9 +41,9 @@ function filesContaining(dir: string, marker: string): string[] {
 
 describe('refused requests leave nothing under DATA_DIR', () => {
   it('a duplicate classified, a duplicated media, a colliding update and a refused lead, each carrying a marker', STEP, async () => {
-    server = await launch(['start'], { DATABASE_URL: undefined, DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    server = launch(['start'], await freePort(), { DATABASE_URL: undefined, DATA_DIR: dataDir });
     await waitReady(server);
-    const demo = demoClient(server);
+    const demo = demoClientOf(server.stdout);
     const token = async (root: string) => {
       const result = await http('POST', `${server.base}/oauth/token`, {
         body: { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.secret, audience: `${server.base}${root}`, intermediary_id: 'demo-agency' },

@@ -5,113 +5,17 @@
  * asynchronous pipeline promises: everything acknowledged is processed and notified, nothing twice.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { alive } from '../src/platform/db/embedded.js';
 import { minimalClassified } from './fixtures/classifieds.js';
 import { http, type HttpResult } from './helpers.js';
+import type { DemoClient } from './processes.js';
 
-export const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
-
-// ---- immogate processes ----
-
-export interface Immogate {
-  child: ChildProcess;
-  pid: number;
-  base: string;
-  stdout: string;
-  stderr: string;
-  /** When it was spawned (Date.now()). */
-  startedAt: number;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const launched: Immogate[] = [];
-
-/** Runs the built CLI with our environment plus `env` (an undefined value removes a variable). */
-export function launch(args: string[], port: number, env: Record<string, string | undefined>): Immogate {
-  const merged: Record<string, string | undefined> = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    ALLOW_PRIVATE_TARGETS: 'true',
-    ...env,
-  };
-  const childEnv = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  const running: Immogate = {
-    child,
-    pid: child.pid ?? 0,
-    base: `http://127.0.0.1:${port}`,
-    stdout: '',
-    stderr: '',
-    startedAt: Date.now(),
-    exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
-  };
-  child.stdout?.on('data', (chunk: Buffer) => (running.stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (running.stderr += chunk.toString()));
-  launched.push(running);
-  return running;
-}
-
-export function exitedAlready(running: Immogate): boolean {
-  return running.child.exitCode !== null || running.child.signalCode !== null;
-}
-
-/** Kills whatever a failed step left running (for `after` hooks). */
-export async function killLaunched(): Promise<void> {
-  for (const running of launched) {
-    if (!exitedAlready(running)) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
-  }
-}
-
-async function answersReady(base: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${base}/ready`);
-    await response.arrayBuffer();
-    return response.status === 200;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Waits until `/ready` answers 200; the process exiting meanwhile fails at once (a restart must
- * succeed on its first try). Resolves to the milliseconds since it was spawned.
- */
-export async function waitReady(running: Immogate, timeoutMs = 60_000): Promise<number> {
-  const deadline = running.startedAt + timeoutMs;
-  for (;;) {
-    if (exitedAlready(running)) {
-      assert.fail(`immogate (pid ${running.pid}) exited (${running.child.exitCode ?? running.child.signalCode}) before it was ready\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
-    }
-    if (await answersReady(running.base)) return Date.now() - running.startedAt;
-    if (Date.now() > deadline) assert.fail(`immogate (pid ${running.pid}) not ready after ${timeoutMs} ms\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
-    await sleep(50);
-  }
-}
-
-export interface DemoClient {
-  clientId: string;
-  secret: string;
-}
-
-/** The sandbox client the first start prints. */
-export function demoClientOf(stdout: string): DemoClient {
-  const match = /^ {2}client_id: +(ig_[0-9a-f]{24})\n {2}client_secret: (\S+)$/m.exec(stdout);
-  assert.ok(match, `no demo client in:\n${stdout}`);
-  return { clientId: match[1]!, secret: match[2]! };
-}
+// ---- the APIs, as the demo client of a first start ----
 
 export interface Tokens {
   base: string;
@@ -348,31 +252,6 @@ export class Load {
 }
 
 // ---- the database ----
-
-/** The URL of the embedded database of `dataDir` as it runs now (its port changes with each start). */
-export function embeddedUrl(dataDir: string): string {
-  const root = path.join(dataDir, 'postgres');
-  const port = fs.readFileSync(path.join(root, 'cluster', 'postmaster.pid'), 'utf8').split('\n')[3];
-  const password = fs.readFileSync(path.join(root, 'password'), 'utf8');
-  return `postgres://immogate:${encodeURIComponent(password)}@127.0.0.1:${port}/immogate`;
-}
-
-export function postmasterPid(dataDir: string): number | undefined {
-  try {
-    const pid = Number(fs.readFileSync(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    return pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Stops the embedded PostgreSQL of `dataDir` if a failed step left it running (for `after` hooks). */
-export async function stopEmbeddedLeftover(dataDir: string): Promise<void> {
-  const pid = postmasterPid(dataDir);
-  if (pid === undefined || !alive(pid)) return;
-  process.kill(pid, 'SIGINT');
-  for (let i = 0; i < 100 && alive(pid); i += 1) await sleep(100);
-}
 
 export async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });

@@ -12,27 +12,30 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { alive } from '../src/platform/db/embedded.js';
-import { createTestDatabase, freePort, runCli, type TestDatabase } from './helpers.js';
+import { createTestDatabase, freePort, type TestDatabase } from './helpers.js';
 import {
   acknowledged,
   assertConsistent,
+  Load,
+  MediaServer,
+  query,
+  Receiver,
+  subscribe,
+  tokensFor,
+  waitCaughtUp,
+} from './pipeline.js';
+import {
+  runCli,
   demoClientOf,
   embeddedUrl,
   exitedAlready,
   killLaunched,
   launch,
-  Load,
-  MediaServer,
   postmasterPid,
-  query,
-  Receiver,
   stopEmbeddedLeftover,
-  subscribe,
-  tokensFor,
-  waitCaughtUp,
   waitReady,
   type Immogate,
-} from './pipeline.js';
+} from './processes.js';
 
 const STEP = { timeout: 120_000 };
 
@@ -70,7 +73,7 @@ describe('two immogate processes on one external PostgreSQL', () => {
     const media = await MediaServer.start();
     const receiver = await Receiver.start();
     cleanups.push(() => media.close(), () => receiver.close());
-    const env = { DATABASE_URL: database.url, DATA_DIR: '/nonexistent', LOG_LEVEL: 'info' };
+    const env = { DATABASE_URL: database.url, DATA_DIR: '/nonexistent', LOG_LEVEL: 'info', ALLOW_PRIVATE_TARGETS: 'true' };
     const [a, b] = [launch(['start'], await freePort(), env), launch(['start'], await freePort(), env)] as [Immogate, Immogate];
     await Promise.all([waitReady(a), waitReady(b)]);
     const workerId = async (running: Immogate) => (await waitForLog(running, 'worker started', (line) => line.msg === 'worker started')).workerId as string;
@@ -162,7 +165,7 @@ describe('immogate start --processes', () => {
   let port: number;
   let primary: Immogate;
   let children: number[];
-  const env = () => ({ DATA_DIR: dataDir, DATABASE_URL: undefined, LOG_LEVEL: 'debug' });
+  const env = () => ({ DATA_DIR: dataDir, DATABASE_URL: undefined, LOG_LEVEL: 'debug', ALLOW_PRIVATE_TARGETS: 'true' });
   /** Pids of the processes that logged a request since line `from`. */
   const servedBy = (from: number) => new Set(logLines(primary).slice(from).filter((line) => line.url === '/health').map((line) => line.pid as number));
 
