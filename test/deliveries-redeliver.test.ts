@@ -24,6 +24,7 @@ import {
   type TestServer,
 } from './helpers.js';
 import { runCli } from './processes.js';
+import { leadRequest } from './fixtures/leads.js';
 
 type Body = Record<string, any>;
 
@@ -148,15 +149,7 @@ async function subscribeLeads(who: Tenant, url: string): Promise<string> {
 }
 
 async function postLead(who: Tenant): Promise<string> {
-  const result = await call('POST', who, '/leads', {
-    firstName: 'Anna',
-    lastName: 'Schmidt',
-    email: 'anna@example.org',
-    phoneNumbers: [{ type: 'MOBILE', number: '+49 151 2345678' }],
-    message: 'Is the flat still available?',
-    classifiedId: '12ABCDEFGHJK',
-    submittedDate: '2026-11-22T08:00:00Z',
-  });
+  const result = await call('POST', who, '/leads', leadRequest());
   assert.equal(result.status, 200, result.text);
   const { rows } = await server.pool.query('SELECT id FROM leads WHERE request_id = $1', [(result.body as { requestId: string }).requestId]);
   return rows[0].id;

@@ -159,6 +159,23 @@ async function dueNow(id: string): Promise<boolean> {
   return rows[0]?.due === true;
 }
 
+/**
+ * What a worker that died during its call leaves behind: the delivery claimed by it (leased for
+ * `leaseSeconds` more, negative for a lease run out) and its first attempt open, never finished.
+ */
+async function leftByDeadWorker(id: string, leaseSeconds: number): Promise<void> {
+  await pool.query(
+    `UPDATE webhook_deliveries SET attempts = 1, round_attempts = 1, next_attempt_at = now() + make_interval(secs => $2), claimed_by = gen_random_uuid()
+      WHERE id = $1`,
+    [id, leaseSeconds],
+  );
+  await pool.query(
+    `INSERT INTO webhook_attempts (delivery_id, attempt, environment, agency_id, source, subscription_id)
+     SELECT id, 1, environment, agency_id, source, subscription_id FROM webhook_deliveries WHERE id = $1`,
+    [id],
+  );
+}
+
 let counter = 0;
 function spec(url: string, overrides: Partial<DeliverySpec> = {}): DeliverySpec {
   counter++;
@@ -478,17 +495,8 @@ describe('delivery', () => {
   it('after a crash mid-attempt, marks the unfinished attempt interrupted and sends again', { timeout: 30_000 }, async () => {
     const s = spec(script('/crash'));
     const id = await schedule(s);
-    // What a worker that died during its call leaves behind: the attempt claimed, never finished,
-    // its lease run out (nobody renews it), so the next claim takes it.
-    await pool.query(
-      "UPDATE webhook_deliveries SET attempts = 1, round_attempts = 1, next_attempt_at = now() - interval '1 second', claimed_by = gen_random_uuid() WHERE id = $1",
-      [id],
-    );
-    await pool.query(
-      `INSERT INTO webhook_attempts (delivery_id, attempt, environment, agency_id, source, subscription_id)
-       SELECT id, 1, environment, agency_id, source, subscription_id FROM webhook_deliveries WHERE id = $1`,
-      [id],
-    );
+    // Its lease has run out already: nobody renews it, so the next claim takes it.
+    await leftByDeadWorker(id, -1);
     await withWorker(STREAMS, async () => {
       await settled(id, 'DELIVERED');
     });
@@ -530,16 +538,7 @@ describe('delivery', () => {
   it('lets another worker take over a delivery whose worker stopped renewing its lease', { timeout: 30_000 }, async () => {
     const s = spec(script('/taken-over'));
     const id = await schedule(s);
-    // Claimed by a worker that is gone: leased for 2 more seconds, attempt open.
-    await pool.query(
-      "UPDATE webhook_deliveries SET attempts = 1, round_attempts = 1, next_attempt_at = now() + interval '2 seconds', claimed_by = gen_random_uuid() WHERE id = $1",
-      [id],
-    );
-    await pool.query(
-      `INSERT INTO webhook_attempts (delivery_id, attempt, environment, agency_id, source, subscription_id)
-       SELECT id, 1, environment, agency_id, source, subscription_id FROM webhook_deliveries WHERE id = $1`,
-      [id],
-    );
+    await leftByDeadWorker(id, 2);
     const started = Date.now();
     await withWorker(STREAMS, async () => {
       await settled(id, 'DELIVERED');

@@ -17,6 +17,7 @@ import {
   type TestServer,
 } from './helpers.js';
 import { runCli } from './processes.js';
+import { leadRequest } from './fixtures/leads.js';
 
 const ROOT = '/seeker-leads/v1';
 let database: TestDatabase;
@@ -45,15 +46,7 @@ function call(method: string, path: string, body?: unknown) {
 }
 
 async function postLead(email: string): Promise<string> {
-  const result = await call('POST', '/leads', {
-    firstName: 'Anna',
-    lastName: 'Schmidt',
-    email,
-    phoneNumbers: [{ type: 'MOBILE', number: '+49 151 2345678' }],
-    message: 'Is the flat still available?',
-    classifiedId: '12ABCDEFGHJK',
-    submittedDate: '2026-11-22T08:00:00Z',
-  });
+  const result = await call('POST', '/leads', leadRequest({ email }));
   assert.equal(result.status, 200, result.text);
   const { rows } = await server.pool.query('SELECT id FROM leads WHERE request_id = $1', [(result.body as { requestId: string }).requestId]);
   return rows[0].id;
