@@ -164,13 +164,14 @@ function createStatement(tenant: Tenant, requests: CreateRequest[]): Statement {
   return repository.createClassifieds(tenant.environment, tenant.agencyId, `[${classifieds.join(',')}]`, statusesJson(statuses));
 }
 
-/** A create's outcome: done, or refused with the problem naming what it duplicates. */
-function createResult(outcome: repository.CreateOutcome, request: CreateRequest): PromiseSettledResult<void> {
-  if (outcome.taken_by !== null) return { status: 'rejected', reason: duplicatedClassified(request.offererEstateId, outcome.taken_by) };
+/** A create's outcome: done, refused with the problem naming what it duplicates, or undefined when a concurrent write took its offererEstateId. */
+function createResult(outcome: repository.CreateOutcome, request: CreateRequest): PromiseSettledResult<void> | undefined {
+  if (outcome.created) return { status: 'fulfilled', value: undefined };
   if (outcome.media_url !== null) {
     return { status: 'rejected', reason: duplicatedMedia({ url: outcome.media_url, media_id: outcome.media_id!, classified_id: outcome.media_owner! }) };
   }
-  return { status: 'fulfilled', value: undefined };
+  if (outcome.taken_by !== null) return { status: 'rejected', reason: duplicatedClassified(request.offererEstateId, outcome.taken_by) };
+  return undefined;
 }
 
 /**
@@ -198,8 +199,15 @@ async function writeCreates(pool: pg.Pool, requests: CreateRequest[]): Promise<P
     const results = await transaction(pool, statements);
     const byRequest = new Map<CreateRequest, PromiseSettledResult<void>>();
     for (const { index, requests: round } of answered) {
-      for (const outcome of results[index]!.rows as repository.CreateOutcome[]) byRequest.set(round[outcome.n]!, createResult(outcome, round[outcome.n]!));
+      for (const outcome of results[index]!.rows as repository.CreateOutcome[]) {
+        const result = createResult(outcome, round[outcome.n]!);
+        if (result) byRequest.set(round[outcome.n]!, result);
+      }
     }
+    // Beaten by a concurrent write: written again, it sees that write and names it.
+    const raced = requests.filter((request) => !byRequest.has(request));
+    const again = raced.length > 0 ? await writeCreates(pool, raced) : [];
+    raced.forEach((request, index) => byRequest.set(request, again[index]!));
     return requests.map((request) => byRequest.get(request)!);
   } catch (error) {
     if (requests.length > 1) {
