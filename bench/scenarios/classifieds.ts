@@ -1,7 +1,19 @@
+import type { Load } from '../driver.js';
 import { USER_AGENT, CONNECTIONS, type Context, type Scenario } from './types.js';
 
 function headers(context: Context): Record<string, string> {
   return { authorization: `Bearer ${context.token}`, 'user-agent': USER_AGENT, 'content-type': 'application/json' };
+}
+
+function postLoad(context: Context, base: string, token = context.token): Omit<Load, 'seconds'> {
+  return {
+    url: base,
+    method: 'POST',
+    path: '/caas/v4/classifieds',
+    headers: { ...headers(context), authorization: `Bearer ${token}` },
+    body: { classified: 'POST' },
+    connections: CONNECTIONS,
+  };
 }
 
 export const postClassifieds: Scenario = {
@@ -10,9 +22,23 @@ export const postClassifieds: Scenario = {
   target: '>= 60% of baseline-b, p99 <= 50 ms, peak RSS <= 300 MB',
   memory: true,
   async setup(context) {
-    return {
-      load: { url: context.base, method: 'POST', path: '/caas/v4/classifieds', headers: headers(context), body: { classified: 'POST' }, connections: CONNECTIONS },
-    };
+    return { load: postLoad(context, context.base) };
+  },
+};
+
+/** The same load on two server processes sharing the port (what `immogate start --processes 2` runs). */
+export const postTwoProcesses: Scenario = {
+  name: 'post-2p',
+  about: 'post, on two immogate processes sharing the port (node:cluster), server only',
+  async setup(context) {
+    const twin = await context.startImmogate({ BENCH_PROCESSES: '2' });
+    // Its own address, so its own token audience.
+    const token = await context.issueToken(twin.address, { root: '/caas/v4', agency: 'bench-agency', scopes: ['caas:*'] });
+    return { load: postLoad(context, twin.address, token), stop: () => twin.stop() };
+  },
+  note(row, rows) {
+    const one = rows.find((candidate) => candidate.scenario === 'post');
+    return one ? `2 processes: ${(row.rps / one.rps).toFixed(2)}x the req/s of 1 (post)` : undefined;
   },
 };
 
