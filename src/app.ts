@@ -8,7 +8,7 @@ import type { KeyStore } from './platform/auth/keys.js';
 import { tokenEndpoint } from './platform/auth/tokenEndpoint.js';
 import type { Pool } from './platform/db/pool.js';
 import { redeliveryAdminRoutes } from './platform/delivery/admin.js';
-import { installErrorHandling, sendProblem } from './platform/http/errors.js';
+import { answerClientError, installErrorHandling, limitConnections, sendProblem, toProblem } from './platform/http/errors.js';
 import { installOpenApi, openApiRoute } from './platform/http/openapi.js';
 import { serviceUnavailable } from './platform/http/problems.js';
 import { installRateLimiting } from './platform/http/rateLimit.js';
@@ -39,7 +39,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Slow clients are bounded; Node checks the header and request deadlines every second.
+    http: { headersTimeout: config.httpHeadersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
+    requestTimeout: config.httpRequestTimeoutSeconds * 1000,
+    connectionTimeout: config.httpIdleTimeoutSeconds * 1000,
+    // Answers the router and Node's HTTP parser give before any route runs are problems too.
+    frameworkErrors: (error, request, reply) => sendProblem(reply, toProblem(error, request, config.bodyLimitBytes)),
+    clientErrorHandler: answerClientError,
   });
+  limitConnections(app.server, config.httpMaxConnections, logger);
   const validators = createValidators();
   app.setValidatorCompiler(validators.compiler);
   app.decorateRequest('tenant', null);

@@ -1,6 +1,6 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import sjson from 'secure-json-parse';
 import type { Logger } from '../log.js';
 import {
   PROBLEM_CONTENT_TYPE,
@@ -12,6 +12,8 @@ import {
   payloadTooLarge,
   unsupportedMediaType,
 } from './problems.js';
+import { installJsonBodies } from './jsonBody.js';
+import { continueTrace } from './tracing.js';
 import { validationProblem } from './validation.js';
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
@@ -36,6 +38,10 @@ export function toProblem(error: FastifyError | Problem | Error, request: Fastif
       return badRequest([{ name: '', reason: 'The body is empty but the content type is application/json.' }], 'body');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badRequest([{ name: 'Content-Length', reason: 'does not match the length of the body.' }], 'header');
+    case 'FST_ERR_BAD_URL':
+      return badRequest([{ name: 'path', reason: 'must be percent-encoded UTF-8.' }], 'requestParameter', 'The request path is not a valid URL');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new Problem(414, 'URI too long', 'A segment of the request path is longer than any identifier of these APIs');
     default:
       break;
   }
@@ -44,62 +50,6 @@ export function toProblem(error: FastifyError | Problem | Error, request: Fastif
     return new Problem(status, STATUS_CODES[status] ?? 'Client error', fastifyError.message);
   }
   return internalError();
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /**
-     * The JSON body as it was sent, once parsed: a handler storing the body as JSON passes this
-     * text on instead of serialising the parsed value again (validation neither adds defaults to
-     * a body nor coerces it, so the two are the same document).
-     */
-    rawJson: string | null;
-  }
-}
-
-/**
- * JSON bodies parsed with the parser's own message kept ("Unexpected token } in JSON at
- * position 41"), so a client learns where its document broke; prototype-poisoning keys refused.
- */
-function parseJson(request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
-  if (body.length === 0) {
-    done(badRequest([{ name: '', reason: 'The body is empty but the content type is application/json.' }], 'body'));
-    return;
-  }
-  let value: unknown;
-  try {
-    value = sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
-  } catch (error) {
-    // Well-formed JSON is refused only for a member that could poison prototypes once merged.
-    done(
-      wellFormed(body)
-        ? badRequest([{ name: '', reason: 'must not contain a __proto__ or constructor.prototype member.' }], 'body')
-        : badRequest([{ name: '', reason: `is not valid JSON: ${(error as Error).message}.` }], 'body', 'The body is not valid JSON'),
-    );
-    return;
-  }
-  // JSON may carry U+0000 as \u0000; PostgreSQL text and jsonb cannot store it. The raw text
-  // tells cheaply whether to look for where it is.
-  const nul = body.includes('\\u0000') ? nulPointer(value, '') : undefined;
-  if (nul !== undefined) {
-    done(badRequest([{ name: nul, reason: 'must not contain the NUL character (\\u0000).' }], 'body'));
-    return;
-  }
-  request.rawJson = body;
-  done(null, value);
-}
-
-/** The JSON pointer of the first member name or string holding U+0000. */
-function nulPointer(value: unknown, pointer: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? pointer : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, member] of Object.entries(value)) {
-    const path = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (key.includes('\u0000')) return path;
-    const found = nulPointer(member, path);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }
 
 /** Query and path parameters holding U+0000 (sent as %00) are refused the same way, before any handler. */
@@ -115,21 +65,11 @@ function refuseNulParameters(request: FastifyRequest): void {
   }
 }
 
-function wellFormed(body: string): boolean {
-  try {
-    JSON.parse(body);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Error rendering, JSON parsing, 404 and 405 for the whole app. */
 export function installErrorHandling(app: FastifyInstance, logger: Logger, bodyLimit: number): void {
   // JSON only: the APIs speak nothing else (the token endpoint adds form encoding for itself).
   app.removeAllContentTypeParsers();
-  app.decorateRequest('rawJson', null);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+  installJsonBodies(app);
 
   app.addHook('preValidation', async (request) => refuseNulParameters(request));
 
@@ -161,4 +101,46 @@ function matches(pattern: string, path: string): boolean {
   const b = path.split('/');
   if (a.length !== b.length) return false;
   return a.every((segment, i) => segment.startsWith(':') ? (b[i] ?? '') !== '' : segment === b[i]);
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; detail: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, detail: 'The request was not received in time' },
+  HPE_HEADER_OVERFLOW: { status: 431, detail: 'The request headers are too large' },
+};
+
+/**
+ * Requests Node's HTTP parser refuses (a Content-Length shorter than the body leaves bytes that
+ * are no request, a NUL in a header, a request sent too slowly) never reach Fastify; they are
+ * answered here as problems too, and the connection closed, since the stream is out of step.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = CLIENT_ERRORS[error.code ?? ''];
+  const status = known?.status ?? 400;
+  const detail = known?.detail ?? `The request is not well-formed HTTP/1.1 (${error.code ?? 'parse error'})`;
+  const title = STATUS_CODES[status] ?? 'Bad Request';
+  const body = JSON.stringify(new Problem(status, title, detail).body(continueTrace(undefined)));
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
+}
+
+/** At most `max` connections per process; a refusal is logged at most once a minute, so a flood cannot flood the log. */
+export function limitConnections(server: Server, max: number, logger: Logger): void {
+  server.maxConnections = max;
+  let refused = 0;
+  let lastLog = 0;
+  server.on('drop', () => {
+    refused += 1;
+    const now = Date.now();
+    if (now - lastLog < 60_000) return;
+    lastLog = now;
+    logger.warn({ maxConnections: max, refused }, 'connection limit reached: new connections are refused (HTTP_MAX_CONNECTIONS)');
+    refused = 0;
+  });
 }

@@ -41,8 +41,19 @@ export class Problem extends Error {
 
 export const VALIDATION_DETAIL = 'Your request has not been validated';
 
-export function badRequest(errors: FieldError[], errorSource: ErrorSource, detail = VALIDATION_DETAIL): Problem {
-  return new Problem(400, 'Bad request', detail, { errors, errorSource }, 'bad-request');
+/** Beyond this many field errors a problem lists no more, so a bad body cannot make a much larger answer. */
+export const MAX_FIELD_ERRORS = 100;
+
+/** `found`: how many errors there are in all, when the caller stopped collecting them at the limit. */
+export function badRequest(errors: FieldError[], errorSource: ErrorSource, detail = VALIDATION_DETAIL, found = errors.length): Problem {
+  return new Problem(400, 'Bad request', detail, { errors: bounded(errors, found), errorSource }, 'bad-request');
+}
+
+function bounded(errors: FieldError[], found: number): FieldError[] {
+  if (found <= MAX_FIELD_ERRORS) return errors;
+  const listed = errors.slice(0, MAX_FIELD_ERRORS - 1);
+  const more = found - listed.length;
+  return [...listed, { name: '', reason: `${more} more errors were found and are not listed; correct these first.` }];
 }
 
 /** RFC 6750 section 3: the bare challenge when no token came, with `invalid_token` when one was refused. */

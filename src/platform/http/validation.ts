@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { badRequest, type ErrorSource, type FieldError, type Problem } from './problems.js';
+import { MAX_FIELD_ERRORS, badRequest, type ErrorSource, type FieldError, type Problem } from './problems.js';
 
 /**
  * Two Ajv instances behind one schema compiler. Bodies are validated as sent: no coercion, no
@@ -66,13 +66,22 @@ export function validationProblem(errors: ErrorObject[], context: string): Probl
   const source = SOURCES[context] ?? 'body';
   const seen = new Set<string>();
   const fields: FieldError[] = [];
+  let unlisted = 0;
   for (const error of errors) {
-    const field = fieldError(error, source);
-    const key = `${field.name}\u0000${field.reason}`;
-    if (!seen.has(key)) {
+    if (fields.length < MAX_FIELD_ERRORS) {
+      const field = fieldError(error, source);
+      const key = `${field.name}\u0000${field.reason}`;
+      if (seen.has(key)) continue;
       seen.add(key);
       fields.push(field);
+    } else {
+      // Past the listed ones only counted, keyed without composing their message (a bad body can hold thousands).
+      const params = error.params as Record<string, unknown>;
+      const key = `${error.instancePath}\u0000${error.keyword}\u0000${String(params.missingProperty ?? params.additionalProperty ?? '')}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      unlisted += 1;
     }
   }
-  return badRequest(fields, source);
+  return badRequest(fields, source, undefined, fields.length + unlisted);
 }

@@ -3,6 +3,7 @@ import { entityTags } from '../../../platform/http/etags.js';
 import type { ApiDependencies } from '../../module.js';
 import { MAX_PAGE_SIZE, listClassifieds, listStatuses, readClassified, type Page } from '../reads.js';
 import { MEDIA_STATUSES, PORTALS, STATUSES } from '../statuses.js';
+import { BOUND_MARK, BOUND_NOTE } from '../schema/bounds.js';
 import { CLASSIFIED_SCHEMA_ID, classifiedIdParams, type ClassifiedIdParams } from './shared.js';
 
 const limit = { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: MAX_PAGE_SIZE } as const;
@@ -116,8 +117,15 @@ export async function readRoutes(app: FastifyInstance, { pool }: ApiDependencies
           type: 'object',
           properties: {
             filter: { type: 'string', enum: ['latest'], description: 'latest: only the statuses of the latest revision (the last write)' },
-            status: { type: 'array', items: { type: 'string', enum: [...STATUSES] } },
-            portal: { type: 'array', items: { type: 'string', enum: [...PORTALS] }, description: 'Statuses whose portals include one of these' },
+            // Repeated at most as often as there are values.
+            status: { type: 'array', maxItems: STATUSES.length, [BOUND_MARK]: BOUND_NOTE, items: { type: 'string', enum: [...STATUSES] } },
+            portal: {
+              type: 'array',
+              maxItems: PORTALS.length,
+              [BOUND_MARK]: BOUND_NOTE,
+              items: { type: 'string', enum: [...PORTALS] },
+              description: 'Statuses whose portals include one of these',
+            },
             limit,
             nextToken,
           },

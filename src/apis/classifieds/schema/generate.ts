@@ -18,6 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BOUND_MARK, BOUND_NOTE } from './bounds.js';
 
 export interface FieldRow {
   path: string;
@@ -171,6 +172,35 @@ function applyConstraints(schema: JsonSchema, constraints: [string, string][], w
   }
 }
 
+// --- Bounds the contract leaves out ---------------------------------------------------------------
+
+/**
+ * Every array the reference leaves unbounded gets a maxItems of ours, so no request can hold
+ * thousands of media or rooms; each is marked as immogate's (the OpenAPI document shows it) and
+ * listed in the README. Far above what a listing needs: a portal shows a few dozen pictures.
+ */
+const ARRAY_BOUNDS: Record<string, number> = {
+  media: 300,
+  'data.buildingProperty.units': 1000,
+  'data.management.countrySpecific.be.lifeAnnuity.annuitants.ages': 10,
+};
+/** A line or ring of a geometry may hold this many positions; a geometry this many lines, rings or polygons. */
+const GEOMETRY_POSITIONS = 10_000;
+const GEOMETRY_PARTS = 100;
+const DEFAULT_BOUND = 100;
+
+function addedBound(fieldPath: string, items: JsonSchema): number {
+  const listed = ARRAY_BOUNDS[fieldPath];
+  if (listed !== undefined) return listed;
+  // A value list repeats no value usefully, so it holds at most every value once.
+  if (Array.isArray(items.enum)) return items.enum.length;
+  if (fieldPath.endsWith('.coordinates') || fieldPath.includes('.coordinates[')) {
+    const position = items.type === 'array' && (items.items as JsonSchema | undefined)?.type === 'number';
+    return position ? GEOMETRY_POSITIONS : GEOMETRY_PARTS;
+  }
+  return DEFAULT_BOUND;
+}
+
 // --- Schemas per type -------------------------------------------------------------------------------
 
 /** TSV formats to JSON Schema formats (ajv-formats). */
@@ -309,6 +339,10 @@ class Generator {
     applyConstraints(items, itemConstraints, `${where} items`);
     const schema: JsonSchema = { type: 'array' };
     applyConstraints(schema, own, where);
+    if (schema.maxItems === undefined) {
+      schema.maxItems = addedBound(node.row.path, items);
+      schema[BOUND_MARK] = BOUND_NOTE;
+    }
     schema.items = items;
     return schema;
   }

@@ -1,0 +1,179 @@
+import { isUtf8 } from 'node:buffer';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import sjson from 'secure-json-parse';
+import { MAX_FIELD_ERRORS, badRequest, type FieldError } from './problems.js';
+
+declare global {
+  interface String {
+    /** ES2024 (Node 20 has it; the ES2022 library typings do not). */
+    isWellFormed(): boolean;
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The JSON body as it was sent, once parsed: a handler storing the body as JSON passes this
+     * text on instead of serialising the parsed value again (validation neither adds defaults to
+     * a body nor coerces it, so the two are the same document).
+     */
+    rawJson: string | null;
+  }
+}
+
+/**
+ * Bounds on any JSON body, far beyond every document of the three contracts (the classified's
+ * deepest path has 9 levels, its largest object about 100 members, its longest array the points of
+ * a geometry). Checked before schema validation, so a body cannot make the validator collect
+ * an error per item of a huge array.
+ */
+export const MAX_JSON_DEPTH = 64;
+export const MAX_JSON_ITEMS = 10_000;
+export const MAX_JSON_MEMBERS = 1_000;
+
+const EMPTY_BODY = 'The body is empty but the content type is application/json.';
+
+/**
+ * JSON bodies read as bytes, so invalid UTF-8 is refused rather than silently replaced by U+FFFD
+ * and stored; parsed with the parser's own message kept ("Unexpected token } in JSON at position
+ * 41"), so a client learns where its document broke; prototype-poisoning keys refused; then every
+ * value checked for what PostgreSQL or JavaScript cannot hold faithfully (see inspectJson).
+ */
+function parseJson(request: FastifyRequest, bytes: Buffer, done: (error: Error | null, value?: unknown) => void): void {
+  if (bytes.length === 0) {
+    done(badRequest([{ name: '', reason: EMPTY_BODY }], 'body'));
+    return;
+  }
+  if (!isUtf8(bytes)) {
+    done(badRequest([{ name: '', reason: 'must be encoded in valid UTF-8.' }], 'body', 'The body is not valid UTF-8'));
+    return;
+  }
+  const body = bytes.toString('utf8');
+  let value: unknown;
+  try {
+    value = sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    // Well-formed JSON is refused only for a member that could poison prototypes once merged.
+    done(
+      wellFormed(body)
+        ? badRequest([{ name: '', reason: 'must not contain a __proto__ or constructor.prototype member.' }], 'body')
+        : badRequest([{ name: '', reason: `is not valid JSON: ${(error as Error).message}.` }], 'body', 'The body is not valid JSON'),
+    );
+    return;
+  }
+  const { errors, found } = inspectJson(value);
+  if (found > 0) {
+    done(badRequest(errors, 'body', undefined, found));
+    return;
+  }
+  request.rawJson = body;
+  done(null, value);
+}
+
+function wellFormed(body: string): boolean {
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The JSON parser of every JSON route; the APIs speak nothing else. */
+export function installJsonBodies(app: FastifyInstance): void {
+  app.decorateRequest('rawJson', null);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJson);
+}
+
+/** One container being walked: its member names (null for an array) and the next index. */
+interface Frame {
+  node: Record<string, unknown> | unknown[];
+  keys: string[] | null;
+  next: number;
+}
+
+function pointerOf(stack: Frame[], key?: string): string {
+  let pointer = '';
+  for (const frame of stack) {
+    const step = frame.keys ? (frame.keys[frame.next - 1] as string) : String(frame.next - 1);
+    pointer += `/${escapeStep(step)}`;
+  }
+  return key === undefined ? pointer : `${pointer}/${escapeStep(key)}`;
+}
+
+function escapeStep(step: string): string {
+  return step.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function stringReason(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (\\u0000).';
+  // A lone surrogate (\ud800) is no Unicode character: PostgreSQL refuses it and UTF-8 cannot encode it.
+  if (!text.isWellFormed()) return 'must be valid Unicode (it holds a lone UTF-16 surrogate).';
+  return undefined;
+}
+
+function numberReason(value: number): string | undefined {
+  if (!Number.isFinite(value)) return 'must be a finite number.';
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    return `must be an integer between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} (a larger one is not read exactly).`;
+  }
+  return undefined;
+}
+
+/**
+ * What JSON can say but the stores cannot keep faithfully: U+0000 and lone surrogates (refused
+ * by PostgreSQL), numbers beyond double precision (`1e400` parses to Infinity and would be
+ * stored as null); and containers beyond the bounds above. Iterative, so no body can exhaust the
+ * stack; beyond MAX_FIELD_ERRORS errors are only counted, so no body can make its answer large.
+ */
+export function inspectJson(root: unknown): { errors: FieldError[]; found: number } {
+  const errors: FieldError[] = [];
+  let found = 0;
+  const stack: Frame[] = [];
+  const report = (name: () => string, reason: string): void => {
+    found += 1;
+    if (errors.length < MAX_FIELD_ERRORS) errors.push({ name: name(), reason });
+  };
+  const visit = (value: unknown, name: () => string): void => {
+    if (typeof value === 'string') {
+      const reason = stringReason(value);
+      if (reason) report(name, reason);
+    } else if (typeof value === 'number') {
+      const reason = numberReason(value);
+      if (reason) report(name, reason);
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Array.isArray(value) ? null : Object.keys(value);
+      if (stack.length >= MAX_JSON_DEPTH) {
+        report(name, `must not nest deeper than ${MAX_JSON_DEPTH} levels of objects and arrays.`);
+      } else if (keys === null && (value as unknown[]).length > MAX_JSON_ITEMS) {
+        report(name, `must not hold more than ${MAX_JSON_ITEMS} items.`);
+      } else if (keys !== null && keys.length > MAX_JSON_MEMBERS) {
+        report(name, `must not hold more than ${MAX_JSON_MEMBERS} members.`);
+      } else {
+        stack.push({ node: value as Frame['node'], keys, next: 0 });
+      }
+    }
+  };
+  visit(root, () => '');
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as Frame;
+    const length = frame.keys ? frame.keys.length : (frame.node as unknown[]).length;
+    if (frame.next >= length) {
+      stack.pop();
+      continue;
+    }
+    frame.next += 1;
+    if (frame.keys) {
+      const key = frame.keys[frame.next - 1] as string;
+      const keyReason = stringReason(key);
+      if (keyReason) {
+        report(() => pointerOf(stack), keyReason);
+        continue;
+      }
+      visit((frame.node as Record<string, unknown>)[key], () => pointerOf(stack));
+    } else {
+      visit((frame.node as unknown[])[frame.next - 1], () => pointerOf(stack));
+    }
+  }
+  return { errors, found };
+}
