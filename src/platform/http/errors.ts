@@ -17,6 +17,8 @@ import { continueTrace } from './tracing.js';
 import { validationProblem } from './validation.js';
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  // Also for answers of the router, which no onSend hook sees.
+  reply.header('traceparent', reply.request.id);
   for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
   return reply
     .code(problem.status)
@@ -103,9 +105,9 @@ function matches(pattern: string, path: string): boolean {
   return a.every((segment, i) => segment.startsWith(':') ? (b[i] ?? '') !== '' : segment === b[i]);
 }
 
-const CLIENT_ERRORS: Record<string, { status: number; detail: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, detail: 'The request was not received in time' },
-  HPE_HEADER_OVERFLOW: { status: 431, detail: 'The request headers are too large' },
+const CLIENT_ERRORS: Record<string, { status: number; title: string; detail: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', detail: 'The request was not received in time' },
+  HPE_HEADER_OVERFLOW: { status: 431, title: 'Request header fields too large', detail: 'The request headers are too large' },
 };
 
 /**
@@ -115,17 +117,18 @@ const CLIENT_ERRORS: Record<string, { status: number; detail: string }> = {
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const known = CLIENT_ERRORS[error.code ?? ''];
-  const status = known?.status ?? 400;
-  const detail = known?.detail ?? `The request is not well-formed HTTP/1.1 (${error.code ?? 'parse error'})`;
-  const title = STATUS_CODES[status] ?? 'Bad Request';
+  const { status, title, detail } = CLIENT_ERRORS[error.code ?? ''] ?? {
+    status: 400,
+    title: 'Bad request',
+    detail: `The request is not well-formed HTTP/1.1 (${error.code ?? 'parse error'})`,
+  };
   const body = JSON.stringify(new Problem(status, title, detail).body(continueTrace(undefined)));
   if (!socket.writable) {
     socket.destroy();
     return;
   }
   socket.end(
-    `HTTP/1.1 ${status} ${title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     () => socket.destroy(),
   );
 }

@@ -61,9 +61,17 @@ function parseJson(request: FastifyRequest, bytes: Buffer, done: (error: Error |
     );
     return;
   }
-  const { errors, found } = inspectJson(value);
+  const { errors, found, members } = inspectJson(value);
   if (found > 0) {
     done(badRequest(errors, 'body', undefined, found));
+    return;
+  }
+  // JSON.parse keeps the last of two equal member names without a word; a proxy, a log reader or
+  // the client's own code may read the first. The text naming more members than the value holds
+  // is the cheap sign; only then is the text read again to say where.
+  if (countMemberNames(body) > members) {
+    const pointer = firstRepeatedMember(body) ?? '';
+    done(badRequest([{ name: pointer, reason: 'must not be given twice in the same object.' }], 'body'));
     return;
   }
   request.rawJson = body;
@@ -126,9 +134,10 @@ function numberReason(value: number): string | undefined {
  * stored as null); and containers beyond the bounds above. Iterative, so no body can exhaust the
  * stack; beyond MAX_FIELD_ERRORS errors are only counted, so no body can make its answer large.
  */
-export function inspectJson(root: unknown): { errors: FieldError[]; found: number } {
+export function inspectJson(root: unknown): { errors: FieldError[]; found: number; members: number } {
   const errors: FieldError[] = [];
   let found = 0;
+  let members = 0;
   const stack: Frame[] = [];
   const report = (name: () => string, reason: string): void => {
     found += 1;
@@ -150,6 +159,7 @@ export function inspectJson(root: unknown): { errors: FieldError[]; found: numbe
       } else if (keys !== null && keys.length > MAX_JSON_MEMBERS) {
         report(name, `must not hold more than ${MAX_JSON_MEMBERS} members.`);
       } else {
+        if (keys !== null) members += keys.length;
         stack.push({ node: value as Frame['node'], keys, next: 0 });
       }
     }
@@ -175,5 +185,69 @@ export function inspectJson(root: unknown): { errors: FieldError[]; found: numbe
       visit((frame.node as unknown[])[frame.next - 1], () => pointerOf(stack));
     }
   }
-  return { errors, found };
+  return { errors, found, members };
+}
+
+/** The index of the quote closing the string whose opening quote is at `open`, in well-formed JSON. */
+function closingQuote(text: string, open: number): number {
+  let close = text.indexOf('"', open + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(close - 1 - backslashes) === 0x5c) backslashes += 1;
+    if (backslashes % 2 === 0) return close;
+    close = text.indexOf('"', close + 1);
+  }
+}
+
+function afterWhitespace(text: string, at: number): number {
+  let i = at;
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
+    i += 1;
+  }
+}
+
+/** How many member names well-formed JSON text holds: strings followed by a colon. */
+export function countMemberNames(text: string): number {
+  let count = 0;
+  let open = text.indexOf('"');
+  while (open !== -1) {
+    const next = afterWhitespace(text, closingQuote(text, open) + 1);
+    if (text.charCodeAt(next) === 0x3a) count += 1;
+    open = text.indexOf('"', next);
+  }
+  return count;
+}
+
+/** The pointer of the first member name given twice in one object of well-formed JSON text. */
+export function firstRepeatedMember(text: string): string | undefined {
+  // Per open container: the names seen (objects) and the step to its current child.
+  const stack: { names: Set<string> | null; step: string }[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"') {
+      const close = closingQuote(text, i);
+      const next = afterWhitespace(text, close + 1);
+      const top = stack[stack.length - 1];
+      if (text[next] === ':' && top?.names) {
+        const name = JSON.parse(text.slice(i, close + 1)) as string;
+        if (top.names.has(name)) return stack.slice(0, -1).map((frame) => `/${escapeStep(frame.step)}`).join('') + `/${escapeStep(name)}`;
+        top.names.add(name);
+        top.step = name;
+      }
+      i = close + 1;
+      continue;
+    }
+    if (c === '{') stack.push({ names: new Set(), step: '' });
+    else if (c === '[') stack.push({ names: null, step: '0' });
+    else if (c === '}' || c === ']') stack.pop();
+    else if (c === ',') {
+      const top = stack[stack.length - 1];
+      if (top && top.names === null) top.step = String(Number(top.step) + 1);
+    }
+    i += 1;
+  }
+  return undefined;
 }
