@@ -43,6 +43,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     http: { headersTimeout: config.httpHeadersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
     requestTimeout: config.httpRequestTimeoutSeconds * 1000,
     connectionTimeout: config.httpIdleTimeoutSeconds * 1000,
+    keepAliveTimeout: config.httpIdleTimeoutSeconds * 1000,
     // Answers the router and Node's HTTP parser give before any route runs are problems too.
     frameworkErrors: (error, request, reply) => sendProblem(reply, toProblem(error, request, config.bodyLimitBytes)),
     clientErrorHandler: answerClientError,

@@ -25,7 +25,7 @@ export interface Config {
   /** Seconds to wait between delivery attempts. */
   readonly webhookRetrySchedule: readonly number[];
   readonly bodyLimitBytes: number;
-  /** Bounds on slow clients: seconds to send the headers, seconds to send the whole request, seconds a socket may sit idle. */
+  /** Bounds on slow clients: seconds to send the headers, seconds to send the whole request, seconds a connection may sit idle (also between requests). */
   readonly httpHeadersTimeoutSeconds: number;
   readonly httpRequestTimeoutSeconds: number;
   readonly httpIdleTimeoutSeconds: number;
@@ -184,7 +184,8 @@ function httpTimeouts(env: Env): Pick<Config, 'httpHeadersTimeoutSeconds' | 'htt
   return {
     httpHeadersTimeoutSeconds: headers,
     httpRequestTimeoutSeconds: request,
-    httpIdleTimeoutSeconds: integer(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 60, 1, 3600),
+    // Above the 60 s idle timeout of common load balancers, so they, not we, close an idle keep-alive connection.
+    httpIdleTimeoutSeconds: integer(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 72, 1, 3600),
   };
 }
 
