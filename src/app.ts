@@ -8,10 +8,11 @@ import type { KeyStore } from './platform/auth/keys.js';
 import { tokenEndpoint } from './platform/auth/tokenEndpoint.js';
 import type { Pool } from './platform/db/pool.js';
 import { redeliveryAdminRoutes } from './platform/delivery/admin.js';
-import { answerClientError, installErrorHandling, limitConnections, sendProblem, toProblem } from './platform/http/errors.js';
+import { answerClientError, installErrorHandling, sendProblem, toProblem } from './platform/http/errors.js';
 import { installOpenApi, openApiRoute } from './platform/http/openapi.js';
 import { serviceUnavailable } from './platform/http/problems.js';
 import { installRateLimiting } from './platform/http/rateLimit.js';
+import { installRequestDeadlines, limitConnections } from './platform/http/slowClients.js';
 import { continueTrace } from './platform/http/tracing.js';
 import { createValidators } from './platform/http/validation.js';
 import type { Logger } from './platform/log.js';
@@ -39,9 +40,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // Slow clients are bounded; Node checks the header and request deadlines every second.
+    // Slow clients are bounded: Node checks the headers' deadline every second, the body's is per route (slowClients.ts).
     http: { headersTimeout: config.httpHeadersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
-    requestTimeout: config.httpRequestTimeoutSeconds * 1000,
     connectionTimeout: config.httpIdleTimeoutSeconds * 1000,
     keepAliveTimeout: config.httpIdleTimeoutSeconds * 1000,
     // Answers the router and Node's HTTP parser give before any route runs are problems too.
@@ -49,6 +49,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     clientErrorHandler: answerClientError,
   });
   limitConnections(app.server, config.httpMaxConnections, logger);
+  installRequestDeadlines(app, config.httpRequestTimeoutSeconds);
   const validators = createValidators();
   app.setValidatorCompiler(validators.compiler);
   app.decorateRequest('tenant', null);

@@ -25,7 +25,7 @@ export interface Config {
   /** Seconds to wait between delivery attempts. */
   readonly webhookRetrySchedule: readonly number[];
   readonly bodyLimitBytes: number;
-  /** Bounds on slow clients: seconds to send the headers, seconds to send the whole request, seconds a connection may sit idle (also between requests). */
+  /** Bounds on slow clients: seconds to send the headers, seconds to send the body once the headers are in (uploads get more by their size), seconds a connection may sit idle (also between requests). */
   readonly httpHeadersTimeoutSeconds: number;
   readonly httpRequestTimeoutSeconds: number;
   readonly httpIdleTimeoutSeconds: number;
@@ -174,21 +174,6 @@ function s3(env: Env): S3Config | undefined {
   });
 }
 
-function httpTimeouts(env: Env): Pick<Config, 'httpHeadersTimeoutSeconds' | 'httpRequestTimeoutSeconds' | 'httpIdleTimeoutSeconds'> {
-  const headers = integer(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', 10, 1, 3600);
-  const request = integer(env, 'HTTP_REQUEST_TIMEOUT_SECONDS', 30, 1, 3600);
-  // Node refuses a headers timeout longer than the request's: the headers are part of the request.
-  if (headers > request) {
-    throw new ConfigError('HTTP_HEADERS_TIMEOUT_SECONDS', `must not exceed HTTP_REQUEST_TIMEOUT_SECONDS (${request}), got ${headers}`);
-  }
-  return {
-    httpHeadersTimeoutSeconds: headers,
-    httpRequestTimeoutSeconds: request,
-    // Above the 60 s idle timeout of common load balancers, so they, not we, close an idle keep-alive connection.
-    httpIdleTimeoutSeconds: integer(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 72, 1, 3600),
-  };
-}
-
 export function loadConfig(env: Env = process.env): Config {
   const host = hostName(env);
   // Not 0 (a random port): the token audiences are derived from the port clients use.
@@ -212,7 +197,10 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateTargets: boolean(env, 'ALLOW_PRIVATE_TARGETS', false),
     webhookRetrySchedule: Object.freeze(retrySchedule(env)),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
-    ...httpTimeouts(env),
+    httpHeadersTimeoutSeconds: integer(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', 10, 1, 3600),
+    httpRequestTimeoutSeconds: integer(env, 'HTTP_REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
+    // Above the 60 s idle timeout of common load balancers, so they, not we, close an idle keep-alive connection.
+    httpIdleTimeoutSeconds: integer(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 72, 1, 3600),
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
     adminToken: adminToken(env),

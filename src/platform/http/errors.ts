@@ -1,4 +1,4 @@
-import { STATUS_CODES, type Server } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../log.js';
@@ -131,19 +131,4 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     () => socket.destroy(),
   );
-}
-
-/** At most `max` connections per process; a refusal is logged at most once a minute, so a flood cannot flood the log. */
-export function limitConnections(server: Server, max: number, logger: Logger): void {
-  server.maxConnections = max;
-  let refused = 0;
-  let lastLog = 0;
-  server.on('drop', () => {
-    refused += 1;
-    const now = Date.now();
-    if (now - lastLog < 60_000) return;
-    lastLog = now;
-    logger.warn({ maxConnections: max, refused }, 'connection limit reached: new connections are refused (HTTP_MAX_CONNECTIONS)');
-    refused = 0;
-  });
 }

@@ -79,7 +79,7 @@ export async function mediaRoutes(app: FastifyInstance, deps: ApiDependencies, o
     uploads.put<{ Params: { '*': string }; Querystring: Record<string, string | string[] | undefined> }>(
       `${UPLOAD_PATH}/*`,
       // Authorised by the URL's signature, not by a token; an opaque detail of POST /medias.
-      { config: { public: true }, schema: { hide: true } },
+      { config: { public: true, streamedBody: true }, schema: { hide: true } },
       async (request, reply) => {
         // An answer before the whole body was read ends the connection: the rest of a refused
         // upload is not worth reading, and the socket could not serve another request anyway.

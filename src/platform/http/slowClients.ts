@@ -1,0 +1,61 @@
+import type { Server } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Logger } from '../log.js';
+import { answerClientError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The handler reads the body itself (a media upload): its deadline is stretched by the
+     * declared Content-Length at MIN_UPLOAD_BYTES_PER_SECOND and lasts until the answer.
+     */
+    streamedBody?: boolean;
+  }
+}
+
+/** The slowest upload served in full: a 40 MiB file may take 20 minutes, a trickle of bytes may not. */
+export const MIN_UPLOAD_BYTES_PER_SECOND = 32 * 1024;
+
+/**
+ * A deadline for receiving each request's body, HTTP_REQUEST_TIMEOUT_SECONDS after its headers
+ * (which Node bounds by headersTimeout). Node's own requestTimeout is one value for every route,
+ * too short for a large upload or too long for a JSON body trickled a byte at a time; this one is
+ * per route. A request still receiving at its deadline is answered 408 and its connection closed.
+ */
+export function installRequestDeadlines(app: FastifyInstance, seconds: number): void {
+  const deadlines = new WeakMap<FastifyRequest, NodeJS.Timeout>();
+  const clear = (request: FastifyRequest) => clearTimeout(deadlines.get(request));
+
+  app.addHook('onRequest', async (request, reply) => {
+    const streamed = request.routeOptions.config.streamedBody === true;
+    const declared = Number(request.headers['content-length'] ?? 0);
+    const ms = 1000 * (streamed && Number.isFinite(declared) ? seconds + declared / MIN_UPLOAD_BYTES_PER_SECOND : seconds);
+    const timer = setTimeout(() => {
+      const socket = request.raw.socket;
+      if (reply.raw.headersSent) socket.destroy();
+      else answerClientError(Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+    }, ms);
+    timer.unref();
+    deadlines.set(request, timer);
+    reply.raw.once('close', () => clearTimeout(timer));
+  });
+  // Past validation the body has arrived: what the handler then takes is the server's time, not the client's.
+  app.addHook('preHandler', async (request) => {
+    if (request.routeOptions.config.streamedBody !== true) clear(request);
+  });
+}
+
+/** At most `max` connections per process; a refusal is logged at most once a minute, so a flood cannot flood the log. */
+export function limitConnections(server: Server, max: number, logger: Logger): void {
+  server.maxConnections = max;
+  let refused = 0;
+  let lastLog = 0;
+  server.on('drop', () => {
+    refused += 1;
+    const now = Date.now();
+    if (now - lastLog < 60_000) return;
+    lastLog = now;
+    logger.warn({ maxConnections: max, refusedSinceLastWarning: refused }, 'connection limit reached: new connections are refused (HTTP_MAX_CONNECTIONS)');
+    refused = 0;
+  });
+}
