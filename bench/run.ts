@@ -120,10 +120,15 @@ async function main(): Promise<void> {
   const pool = createPool(databaseUrl, 4);
   try {
     const issueToken: Context['issueToken'] = async (base, { root, agency, scopes }) => {
-      const { client, secret } = await createClient(pool, { name: `bench client ${agency}`, intermediaries: [agency], scopes });
+      const { client, secret } = await createClient(pool, { name: `bench client ${agency}`, intermediaries: [agency], scopes, environments: ['sandbox', 'production'] });
       return tokenFrom(base, { clientId: client.clientId, secret, audience: `${base}${root}`, agency });
     };
-    const { client, secret } = await createClient(pool, { name: 'bench client', intermediaries: ['bench-agency'], scopes: ['caas:*'] });
+    const { client, secret } = await createClient(pool, {
+      name: 'bench client',
+      intermediaries: ['bench-agency'],
+      scopes: ['caas:*'],
+      environments: ['sandbox', 'production'],
+    });
     const rows: Row[] = [];
     const context: Context = {
       base: immogate.address,

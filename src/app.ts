@@ -77,7 +77,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     reply.header('cache-control', 'public, max-age=300');
     return keys.jwks();
   });
-  await app.register(tokenEndpoint, { pool, keys, publicUrl: config.publicUrl, metrics });
+  await app.register(tokenEndpoint, { pool, keys, publicUrl: config.publicUrl, metrics, authFailureLimits: config.authFailureLimits });
 
   for (const module of deps.apis) {
     for (const schema of module.schemas ?? []) {

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import {
   ClientInputError,
   createClient,
+  setEnvironments,
   disableClient,
   issuanceReport,
   listClients,
@@ -55,12 +56,20 @@ async function withDatabase<T>(config: Config, fn: (pool: Pool) => Promise<T>): 
   }
 }
 
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
 function clientHuman(client: Client): string {
   return table([
     ['client_id', client.clientId],
     ['name', client.name],
     ['intermediaries', client.intermediaries.join(' ')],
     ['scopes', client.scopes.join(' ')],
+    ['environments', client.environments.join(' ')],
     ['created', client.createdAt],
     ['status', client.disabledAt ? `disabled ${client.disabledAt}` : 'active'],
   ]);
@@ -171,10 +180,16 @@ export function buildCli(): Command {
     .requiredOption('--name <name>', 'a name for the client')
     .option('--intermediary <id>', 'an intermediary (agency) the client may act for; repeatable', collect, [])
     .option('--scopes <scopes>', 'space-separated scopes', 'caas:* clim:* leads:*')
-    .action(async (options: { name: string; intermediary: string[]; scopes: string }) => {
+    .option('--environments <list>', 'comma-separated environments the client may get tokens for: sandbox, production', 'sandbox')
+    .action(async (options: { name: string; intermediary: string[]; scopes: string; environments: string }) => {
       const config = loadConfig();
       const { client, secret } = await withDatabase(config, (pool) =>
-        createClient(pool, { name: options.name, intermediaries: options.intermediary, scopes: parseScopes(options.scopes) }),
+        createClient(pool, {
+          name: options.name,
+          intermediaries: options.intermediary,
+          scopes: parseScopes(options.scopes),
+          environments: splitList(options.environments),
+        }),
       );
       print(json(), { client_id: client.clientId, client_secret: secret, ...client }, () =>
         `${clientHuman(client)}\nclient_secret  ${secret}\n\nStore the secret now: only its hash is kept.`,
@@ -189,10 +204,26 @@ export function buildCli(): Command {
         all.length === 0
           ? 'no clients'
           : table([
-              ['CLIENT_ID', 'NAME', 'INTERMEDIARIES', 'SCOPES', 'STATUS'],
-              ...all.map((c) => [c.clientId, c.name, c.intermediaries.join(','), c.scopes.join(' '), c.disabledAt ? 'disabled' : 'active']),
+              ['CLIENT_ID', 'NAME', 'INTERMEDIARIES', 'SCOPES', 'ENVIRONMENTS', 'STATUS'],
+              ...all.map((c) => [
+                c.clientId,
+                c.name,
+                c.intermediaries.join(','),
+                c.scopes.join(' '),
+                c.environments.join(','),
+                c.disabledAt ? 'disabled' : 'active',
+              ]),
             ]),
       );
+    });
+  clients
+    .command('update <clientId>')
+    .description('change what a client may do; tokens already issued keep theirs until they expire (24 h at most)')
+    .requiredOption('--environments <list>', 'comma-separated environments the client may get tokens for: sandbox, production')
+    .action(async (clientId: string, options: { environments: string }) => {
+      const client = await withDatabase(loadConfig(), (pool) => setEnvironments(pool, clientId, splitList(options.environments)));
+      if (!client) throw new CliError(`no client ${clientId}`);
+      print(json(), client, () => clientHuman(client));
     });
   clients
     .command('rotate-secret <clientId>')
@@ -212,7 +243,7 @@ export function buildCli(): Command {
     });
   clients
     .command('report')
-    .description('tokens issued per client per day (UTC); flags clients that do not reuse their tokens')
+    .description('tokens issued and failed authentications per client per day (UTC); flags clients that do not reuse their tokens')
     .addOption(new Option('--days <n>', 'days to look back').default(7).argParser(positiveInteger('--days')))
     .addOption(
       new Option('--threshold <n>', 'tokens for one audience and intermediary in one day above which a client is flagged')
@@ -223,9 +254,9 @@ export function buildCli(): Command {
       const rows = await withDatabase(loadConfig(), (pool) => issuanceReport(pool, options.days, options.threshold));
       print(json(), rows, () =>
         rows.length === 0
-          ? `no tokens issued in the last ${options.days} day(s)`
+          ? `no tokens issued nor authentications failed in the last ${options.days} day(s)`
           : table([
-              ['DAY', 'CLIENT_ID', 'NAME', 'TOKENS', 'TARGETS', 'MAX/TARGET', 'TOKEN REUSE'],
+              ['DAY', 'CLIENT_ID', 'NAME', 'TOKENS', 'TARGETS', 'MAX/TARGET', 'FAILED AUTH', 'TOKEN REUSE'],
               ...rows.map((r) => [
                 r.day,
                 r.clientId,
@@ -233,6 +264,7 @@ export function buildCli(): Command {
                 String(r.tokens),
                 String(r.targets),
                 String(r.maxPerTarget),
+                String(r.failedAuthentications),
                 r.reusesTokens ? 'ok' : 'NOT REUSED: fetches a token per call?',
               ]),
             ]),

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
+import type { AuthFailureLimits } from './platform/auth/authFailures.js';
 
 /** Typed, frozen configuration. Built once from the environment and passed in; never read at import time. */
 export interface Config {
@@ -31,6 +32,8 @@ export interface Config {
   readonly httpIdleTimeoutSeconds: number;
   /** Connections one server process holds at once; more are refused (and logged) until some close. */
   readonly httpMaxConnections: number;
+  /** Failed client authentications per client id and per address in a window before the token endpoint answers 429. */
+  readonly authFailureLimits: Readonly<AuthFailureLimits>;
   /** Seconds in-flight requests get to finish on shutdown. */
   readonly shutdownGraceSeconds: number;
   /** Bearer token of the operator endpoints under /admin; unset, they do not exist. */
@@ -202,6 +205,11 @@ export function loadConfig(env: Env = process.env): Config {
     // Above the 60 s idle timeout of common load balancers, so they, not we, close an idle keep-alive connection.
     httpIdleTimeoutSeconds: integer(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 72, 1, 3600),
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    authFailureLimits: Object.freeze({
+      perClient: integer(env, 'AUTH_FAILURES_PER_CLIENT', 10, 1, 1_000_000),
+      perAddress: integer(env, 'AUTH_FAILURES_PER_ADDRESS', 100, 1, 1_000_000),
+      windowSeconds: integer(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
+    }),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
     adminToken: adminToken(env),
     s3: s3(env),

@@ -72,6 +72,8 @@ export async function ensureDemoClient(pool: Pool): Promise<{ clientId: string; 
       name: 'sandbox demo client',
       intermediaries: [DEMO_INTERMEDIARY],
       scopes: ['caas:*', 'clim:*', 'leads:*'],
+      // Production after review (`immogate clients report`, then `clients update --environments`).
+      environments: ['sandbox'],
     });
     return { clientId: created.client.clientId, secret: created.secret };
   });

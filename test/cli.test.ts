@@ -62,6 +62,7 @@ after(async () => {
 
 describe('immogate clients', () => {
   let created: TestClient;
+  let plain: TestClient;
 
   it('create prints the client_id and client_secret once, as JSON', async () => {
     const output = (await cliJson([
@@ -75,6 +76,8 @@ describe('immogate clients', () => {
       'agency-b',
       '--scopes',
       'caas:* clim:listings:read',
+      '--environments',
+      'production,sandbox',
     ])) as Record<string, string>;
     assert.match(output.client_id as string, /^ig_[0-9a-f]{24}$/);
     assert.match(output.client_secret as string, /^[A-Za-z0-9_-]{43}$/);
@@ -86,6 +89,7 @@ describe('immogate clients', () => {
       name: 'Acme CRM',
       scopes: ['caas:*', 'clim:listings:read'],
       intermediaries: ['agency-a', 'agency-b'],
+      environments: ['sandbox', 'production'],
       createdAt: output.createdAt,
       secretRotatedAt: null,
       disabledAt: null,
@@ -108,6 +112,7 @@ describe('immogate clients', () => {
         secret_hash: undefined,
         scopes: ['caas:*', 'clim:listings:read'],
         intermediaries: ['agency-a', 'agency-b'],
+        environments: ['sandbox', 'production'],
         created_at: undefined,
         secret_rotated_at: null,
         disabled_at: null,
@@ -127,7 +132,7 @@ describe('immogate clients', () => {
     assert.deepEqual(leads.body, { error: 'invalid_scope', error_description: `the client holds no scope of ${server.base}/seeker-leads/v1` });
   });
 
-  it('create without --json prints a readable record and the secret', async () => {
+  it('create without --json prints a readable record and the secret; the client is of the sandbox only', async () => {
     const result = await cli(['clients', 'create', '--name', 'Plain', '--intermediary', 'agency-p']);
     assert.equal(result.stderr, '');
     assert.equal(result.code, 0);
@@ -143,6 +148,7 @@ describe('immogate clients', () => {
         'name            Plain',
         'intermediaries  agency-p',
         'scopes          caas:* clim:* leads:*',
+        'environments    sandbox',
         `created         ${client.createdAt}`,
         'status          active',
         `client_secret  ${secret}`,
@@ -151,8 +157,31 @@ describe('immogate clients', () => {
         '',
       ].join('\n'),
     );
-    const token = await tokenRequest({ clientId: client.clientId, secret }, { intermediary_id: 'agency-p' });
+    const token = await tokenRequest({ clientId: client.clientId, secret }, { intermediary_id: 'agency-p', audience: `${server.base}/sandbox/caas/v4` });
     assert.equal(token.status, 200);
+    const production = await tokenRequest({ clientId: client.clientId, secret }, { intermediary_id: 'agency-p' });
+    assert.equal(production.status, 400);
+    assert.deepEqual(production.body, {
+      error: 'invalid_target',
+      error_description: 'this client may get tokens for the sandbox environment only, not production',
+    });
+    plain = { clientId: client.clientId, secret };
+  });
+
+  it('update --environments lets a reviewed client into production', async () => {
+    const output = (await cliJson(['clients', 'update', plain.clientId, '--environments', 'sandbox,production'])) as Record<string, unknown>;
+    assert.deepEqual(output.environments, ['sandbox', 'production']);
+    assert.equal((await tokenRequest(plain, { intermediary_id: 'agency-p' })).status, 200);
+    const back = await cli(['clients', 'update', plain.clientId, '--environments', 'sandbox']);
+    assert.equal(back.code, 0);
+    assert.match(back.stdout, /^environments {4}sandbox$/m);
+    assert.equal((await tokenRequest(plain, { intermediary_id: 'agency-p' })).status, 400);
+    assert.deepEqual(await cli(['clients', 'update', plain.clientId, '--environments', 'staging']), {
+      code: 1,
+      stdout: '',
+      stderr: 'immogate: unknown environment "staging"; known environments: production, sandbox\n',
+    });
+    assert.deepEqual(await cli(['clients', 'update', 'ig_nope', '--environments', 'sandbox']), { code: 1, stdout: '', stderr: 'immogate: no client ig_nope\n' });
   });
 
   it('list prints every client as JSON', async () => {
@@ -165,6 +194,7 @@ describe('immogate clients', () => {
         name: 'Acme CRM',
         scopes: ['caas:*', 'clim:listings:read'],
         intermediaries: ['agency-a', 'agency-b'],
+        environments: ['sandbox', 'production'],
         createdAt: output.find((client) => client.clientId === created.clientId)?.createdAt,
         secretRotatedAt: null,
         disabledAt: null,
@@ -180,9 +210,12 @@ describe('immogate clients', () => {
     const lines = result.stdout.trimEnd().split('\n');
     const clients = await listClients(server.pool);
     assert.equal(lines.length, clients.length + 1);
-    assert.match(lines[0] as string, /^CLIENT_ID\s+NAME\s+INTERMEDIARIES\s+SCOPES\s+STATUS$/);
+    assert.match(lines[0] as string, /^CLIENT_ID\s+NAME\s+INTERMEDIARIES\s+SCOPES\s+ENVIRONMENTS\s+STATUS$/);
     const row = lines.find((line) => line.startsWith(created.clientId));
-    assert.match(row as string, new RegExp(`^${created.clientId}\\s+Acme CRM\\s+agency-a,agency-b\\s+caas:\\* clim:listings:read\\s+active$`));
+    assert.match(
+      row as string,
+      new RegExp(`^${created.clientId}\\s+Acme CRM\\s+agency-a,agency-b\\s+caas:\\* clim:listings:read\\s+sandbox,production\\s+active$`),
+    );
   });
 
   it('rotate-secret prints a new secret; the old one stops working', async () => {
@@ -221,6 +254,7 @@ describe('immogate clients', () => {
       name: 'Acme CRM',
       scopes: ['caas:*', 'clim:listings:read'],
       intermediaries: ['agency-a', 'agency-b'],
+      environments: ['sandbox', 'production'],
       createdAt: output.createdAt,
       secretRotatedAt: output.secretRotatedAt,
       disabledAt: output.disabledAt,
@@ -247,6 +281,8 @@ describe('immogate clients report', () => {
     await server.pool.query("UPDATE clients SET name = 'polite' WHERE client_id = $1", [polite.clientId]);
     // A token per call for one audience and intermediary: six in a day, above the default threshold of five.
     for (let i = 0; i < 6; i += 1) assert.equal((await tokenRequest(chatty, { intermediary_id: 'agency-c' })).status, 200);
+    // Two wrong secrets: the report counts them.
+    for (let i = 0; i < 2; i += 1) assert.equal((await tokenRequest({ ...chatty, secret: 'wrong' }, { intermediary_id: 'agency-c' })).status, 401);
     assert.equal((await tokenRequest(chatty, { intermediary_id: 'agency-c', audience: `${server.base}/seeker-leads/v1` })).status, 200);
     // A cached token per audience and intermediary.
     assert.equal((await tokenRequest(polite, { intermediary_id: 'agency-d' })).status, 200);
@@ -254,8 +290,12 @@ describe('immogate clients report', () => {
     assert.equal((await tokenRequest(polite, { intermediary_id: 'agency-e', audience: `${server.base}/sandbox/caas/v4` })).status, 200);
   });
 
-  /** The report computed here from the raw issuance records, to compare the command's with. */
+  /** The report computed here from the raw issuance and failure records, to compare the command's with. */
   async function expectedReport(threshold: number) {
+    const failures = await server.pool.query<{ client_id: string; day: string; failures: number }>(
+      "SELECT client_id, to_char(day, 'YYYY-MM-DD') AS day, failures FROM auth_failure_days",
+    );
+    const failed = (clientId: string, day: string) => failures.rows.find((row) => row.client_id === clientId && row.day === day)?.failures ?? 0;
     const { rows } = await server.pool.query<{ client_id: string; name: string; day: string; audience: string; intermediary_id: string }>(
       `SELECT t.client_id, c.name, to_char((t.issued_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, t.audience, t.intermediary_id
        FROM token_issuance t JOIN clients c USING (client_id)`,
@@ -281,6 +321,7 @@ describe('immogate clients report', () => {
           targets: counts.length,
           maxPerTarget,
           reusesTokens: maxPerTarget <= threshold,
+          failedAuthentications: failed(group.clientId, group.day),
         };
       });
   }
@@ -294,12 +335,12 @@ describe('immogate clients report', () => {
     // Issued within the last seconds: all on one UTC day unless that day just ended.
     if (chattyRows.length === 1 && chattyRows[0]?.day === today) {
       assert.deepEqual(chattyRows, [
-        { clientId: chatty.clientId, name: 'chatty', day: today, tokens: 7, targets: 2, maxPerTarget: 6, reusesTokens: false },
+        { clientId: chatty.clientId, name: 'chatty', day: today, tokens: 7, targets: 2, maxPerTarget: 6, reusesTokens: false, failedAuthentications: 2 },
       ]);
     }
     if (politeRows.length === 1 && politeRows[0]?.day === today) {
       assert.deepEqual(politeRows, [
-        { clientId: polite.clientId, name: 'polite', day: today, tokens: 3, targets: 3, maxPerTarget: 1, reusesTokens: true },
+        { clientId: polite.clientId, name: 'polite', day: today, tokens: 3, targets: 3, maxPerTarget: 1, reusesTokens: true, failedAuthentications: 0 },
       ]);
     }
   });
@@ -317,20 +358,23 @@ describe('immogate clients report', () => {
     const lines = result.stdout.trimEnd().split('\n');
     const expected = await expectedReport(5);
     assert.equal(lines.length, expected.length + 1);
-    assert.match(lines[0] as string, /^DAY\s+CLIENT_ID\s+NAME\s+TOKENS\s+TARGETS\s+MAX\/TARGET\s+TOKEN REUSE$/);
+    assert.match(lines[0] as string, /^DAY\s+CLIENT_ID\s+NAME\s+TOKENS\s+TARGETS\s+MAX\/TARGET\s+FAILED AUTH\s+TOKEN REUSE$/);
     for (const [index, row] of expected.entries()) {
       const verdict = row.reusesTokens ? 'ok' : 'NOT REUSED: fetches a token per call\\?';
       assert.match(
         lines[index + 1] as string,
-        new RegExp(`^${row.day}\\s+${row.clientId}\\s+${row.name}\\s+${row.tokens}\\s+${row.targets}\\s+${row.maxPerTarget}\\s+${verdict}$`),
+        new RegExp(
+          `^${row.day}\\s+${row.clientId}\\s+${row.name}\\s+${row.tokens}\\s+${row.targets}\\s+${row.maxPerTarget}\\s+${row.failedAuthentications}\\s+${verdict}$`,
+        ),
       );
     }
   });
 
   it('says so when no token was issued in the period', async () => {
     await server.pool.query("UPDATE token_issuance SET issued_at = issued_at - interval '30 days'");
+    await server.pool.query("UPDATE auth_failure_days SET day = day - 30");
     const result = await cli(['clients', 'report', '--days', '3']);
-    assert.deepEqual(result, { code: 0, stdout: 'no tokens issued in the last 3 day(s)\n', stderr: '' });
+    assert.deepEqual(result, { code: 0, stdout: 'no tokens issued nor authentications failed in the last 3 day(s)\n', stderr: '' });
     assert.deepEqual(await cliJson(['clients', 'report', '--days', '3']), []);
   });
 });

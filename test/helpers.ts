@@ -111,8 +111,14 @@ export interface TestClient {
   secret: string;
 }
 
-export async function makeClient(pool: Pool, intermediaries: string[], scopes: string[]): Promise<TestClient> {
-  const { client, secret } = await createClient(pool, { name: 'test client', intermediaries, scopes });
+/** A client of both environments unless told otherwise (most tests use the production roots). */
+export async function makeClient(
+  pool: Pool,
+  intermediaries: string[],
+  scopes: string[],
+  environments: string[] = ['sandbox', 'production'],
+): Promise<TestClient> {
+  const { client, secret } = await createClient(pool, { name: 'test client', intermediaries, scopes, environments });
   return { clientId: client.clientId, secret };
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { ALL_SCOPES } from '../../apis/catalogue.js';
+import { ALL_SCOPES, ENVIRONMENTS, type Environment } from '../../apis/catalogue.js';
 import { hashSecret, newSecret } from './secrets.js';
 
 export interface Client {
@@ -8,6 +8,8 @@ export interface Client {
   name: string;
   scopes: string[];
   intermediaries: string[];
+  /** The environments the client may get tokens for. */
+  environments: Environment[];
   createdAt: string;
   secretRotatedAt: string | null;
   disabledAt: string | null;
@@ -18,6 +20,7 @@ interface ClientRow {
   name: string;
   scopes: string[];
   intermediaries: string[];
+  environments: Environment[];
   created_at: Date;
   secret_rotated_at: Date | null;
   disabled_at: Date | null;
@@ -34,10 +37,22 @@ function toClient(row: ClientRow): Client {
     name: row.name,
     scopes: row.scopes,
     intermediaries: row.intermediaries,
+    environments: row.environments,
     createdAt: row.created_at.toISOString(),
     secretRotatedAt: row.secret_rotated_at?.toISOString() ?? null,
     disabledAt: row.disabled_at?.toISOString() ?? null,
   };
+}
+
+export function validateEnvironments(environments: string[]): Environment[] {
+  if (environments.length === 0) throw new ClientInputError('--environments must name at least one environment');
+  for (const environment of environments) {
+    if (!(ENVIRONMENTS as readonly string[]).includes(environment)) {
+      throw new ClientInputError(`unknown environment "${environment}"; known environments: ${ENVIRONMENTS.join(', ')}`);
+    }
+  }
+  // Sandbox first, the order in which a client is given them.
+  return (['sandbox', 'production'] as const).filter((known) => environments.includes(known));
 }
 
 export function validateClientInput(name: string, intermediaries: string[], scopes: string[]): void {
@@ -54,17 +69,18 @@ export function validateClientInput(name: string, intermediaries: string[], scop
 
 export async function createClient(
   pool: pg.Pool | pg.ClientBase,
-  input: { name: string; intermediaries: string[]; scopes: string[] },
+  input: { name: string; intermediaries: string[]; scopes: string[]; environments: string[] },
 ): Promise<{ client: Client; secret: string }> {
   const intermediaries = [...new Set(input.intermediaries)];
   const scopes = [...new Set(input.scopes)];
   validateClientInput(input.name, intermediaries, scopes);
+  const environments = validateEnvironments(input.environments);
   const clientId = `ig_${randomBytes(12).toString('hex')}`;
   const secret = newSecret();
   const { rows } = await pool.query<ClientRow>(
-    `INSERT INTO clients (client_id, name, secret_hash, scopes, intermediaries)
-     VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-    [clientId, input.name.trim(), await hashSecret(secret), scopes, intermediaries],
+    `INSERT INTO clients (client_id, name, secret_hash, scopes, intermediaries, environments)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+    [clientId, input.name.trim(), await hashSecret(secret), scopes, intermediaries, environments],
   );
   return { client: toClient(rows[0] as ClientRow), secret };
 }
@@ -89,6 +105,16 @@ export async function rotateSecret(pool: pg.Pool, clientId: string): Promise<{ c
   );
   const row = rows[0];
   return row ? { client: toClient(row), secret } : undefined;
+}
+
+/** Sets the environments a client may get tokens for; its tokens already issued live on until they expire. */
+export async function setEnvironments(pool: pg.Pool, clientId: string, environments: string[]): Promise<Client | undefined> {
+  const { rows } = await pool.query<ClientRow>('UPDATE clients SET environments = $2 WHERE client_id = $1 RETURNING *', [
+    clientId,
+    validateEnvironments(environments),
+  ]);
+  const row = rows[0];
+  return row ? toClient(row) : undefined;
 }
 
 export async function disableClient(pool: pg.Pool, clientId: string): Promise<Client | undefined> {
@@ -123,12 +149,14 @@ export interface IssuanceReportRow {
   /** Most tokens issued for one pair that day. */
   maxPerTarget: number;
   reusesTokens: boolean;
+  /** Token requests with this client id and a wrong secret that day: a leaked id being guessed at, or a stale secret. */
+  failedAuthentications: number;
 }
 
 /**
- * Tokens issued per client per day over the last `days` days (UTC). A client that caches its
- * token needs about one per audience and intermediary a day; one that asks for more than
- * `threshold` for a single pair in a day is flagged as not reusing its tokens.
+ * Tokens issued and failed authentications per client per day over the last `days` days (UTC).
+ * A client that caches its token needs about one per audience and intermediary a day; one that
+ * asks for more than `threshold` for a single pair in a day is flagged as not reusing its tokens.
  */
 export async function issuanceReport(pool: pg.Pool, days: number, threshold: number): Promise<IssuanceReportRow[]> {
   const { rows } = await pool.query<{
@@ -138,17 +166,23 @@ export async function issuanceReport(pool: pg.Pool, days: number, threshold: num
     tokens: number;
     targets: number;
     max_per_target: number;
+    failures: number;
   }>(
     `WITH per_target AS (
        SELECT client_id, (issued_at AT TIME ZONE 'UTC')::date AS day, audience, intermediary_id, count(*) AS n
        FROM token_issuance
        WHERE issued_at >= (now() AT TIME ZONE 'UTC')::date - ($1::int - 1)
-       GROUP BY 1, 2, 3, 4)
-     SELECT p.client_id, c.name, to_char(p.day, 'YYYY-MM-DD') AS day, sum(p.n)::int AS tokens,
-            count(*)::int AS targets, max(p.n)::int AS max_per_target
-     FROM per_target p JOIN clients c USING (client_id)
-     GROUP BY p.client_id, c.name, p.day
-     ORDER BY p.day DESC, p.client_id`,
+       GROUP BY 1, 2, 3, 4),
+     issued AS (
+       SELECT client_id, day, sum(n)::int AS tokens, count(*)::int AS targets, max(n)::int AS max_per_target
+       FROM per_target GROUP BY client_id, day),
+     failed AS (
+       SELECT client_id, day, failures FROM auth_failure_days
+       WHERE day >= (now() AT TIME ZONE 'UTC')::date - ($1::int - 1))
+     SELECT client_id, c.name, to_char(day, 'YYYY-MM-DD') AS day, coalesce(i.tokens, 0) AS tokens,
+            coalesce(i.targets, 0) AS targets, coalesce(i.max_per_target, 0) AS max_per_target, coalesce(f.failures, 0) AS failures
+     FROM issued i FULL JOIN failed f USING (client_id, day) JOIN clients c USING (client_id)
+     ORDER BY day DESC, client_id`,
     [days],
   );
   return rows.map((row) => ({
@@ -159,5 +193,6 @@ export async function issuanceReport(pool: pg.Pool, days: number, threshold: num
     targets: row.targets,
     maxPerTarget: row.max_per_target,
     reusesTokens: row.max_per_target <= threshold,
+    failedAuthentications: row.failures,
   }));
 }

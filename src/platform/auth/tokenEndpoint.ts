@@ -3,9 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { audiences, type Audience } from '../../apis/catalogue.js';
 import type { Metrics } from '../metrics.js';
-import { findActiveClient, recordIssuance } from './clients.js';
+import { findActiveClient, recordIssuance, type Client } from './clients.js';
 import type { KeyStore } from './keys.js';
 import { grantsAny, parseScopes } from './scopes.js';
+import { Problem, type FieldError } from '../http/problems.js';
+import { lockedFor, recordFailure, type AuthFailureLimits } from './authFailures.js';
 import { verifySecret } from './secrets.js';
 import { TOKEN_LIFETIME_SECONDS, issueToken } from './tokens.js';
 
@@ -16,14 +18,27 @@ const OAUTH_STATUS = {
   unsupported_grant_type: 400,
   invalid_scope: 400,
   invalid_target: 400,
+  // Registered for OAuth (RFC 6749 section 4.1.2.1) as "try again later"; answered with 429 and Retry-After.
+  temporarily_unavailable: 429,
 } as const;
 type OAuthErrorCode = keyof typeof OAUTH_STATUS;
 
 export class OAuthError extends Error {
-  constructor(readonly code: OAuthErrorCode, readonly description: string) {
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description: string,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(description);
   }
 }
+
+/**
+ * RFC 6749 section 5.2: a 401 carries an authentication challenge when the client authenticated
+ * with HTTP Basic; a client that sent its credentials in the body gets none (libraries would take
+ * a challenge for a request to retry with Basic).
+ */
+const BASIC_CHALLENGE = { 'www-authenticate': 'Basic realm="immogate", charset="UTF-8"' };
 
 interface TokenContext {
   params: Record<string, string>;
@@ -52,15 +67,15 @@ function parseRequest(request: FastifyRequest): TokenContext {
 function basicCredentials(header: string | undefined): TokenContext['basic'] {
   if (header === undefined) return undefined;
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (!match) throw new OAuthError('invalid_client', 'the Authorization header must use the Basic scheme');
+  if (!match) throw new OAuthError('invalid_client', 'the Authorization header must use the Basic scheme', BASIC_CHALLENGE);
   const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new OAuthError('invalid_client', 'the Basic credentials must be client_id:client_secret');
+  if (colon < 0) throw new OAuthError('invalid_client', 'the Basic credentials must be client_id:client_secret', BASIC_CHALLENGE);
   try {
     const unescape = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '));
     return { clientId: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
   } catch {
-    throw new OAuthError('invalid_client', 'the Basic credentials are not correctly encoded');
+    throw new OAuthError('invalid_client', 'the Basic credentials are not correctly encoded', BASIC_CHALLENGE);
   }
 }
 
@@ -70,8 +85,11 @@ function required(params: Record<string, string>, name: string): string {
   return value;
 }
 
-/** Step 2: exactly one authentication method, then the secret checked in constant time. */
-async function authenticateClient(pool: pg.Pool, context: TokenContext) {
+/**
+ * Step 2: exactly one authentication method, then the secret checked in constant time, unless the
+ * client id or the caller's address failed too often lately (then not even hashed).
+ */
+async function authenticateClient(pool: pg.Pool, context: TokenContext, address: string, limits: AuthFailureLimits) {
   const inBody = context.params.client_id !== undefined || context.params.client_secret !== undefined;
   if (context.basic && inBody && context.params.client_secret !== undefined) {
     throw new OAuthError('invalid_request', 'send the client credentials either by HTTP Basic or in the body, not both');
@@ -83,9 +101,18 @@ async function authenticateClient(pool: pg.Pool, context: TokenContext) {
     throw new OAuthError('invalid_request', 'client_id in the body differs from the Basic credentials');
   }
   if (secret === undefined) throw new OAuthError('invalid_request', 'client_secret is required');
+  const retryAfter = await lockedFor(pool, clientId, address, limits);
+  if (retryAfter !== undefined) {
+    throw new OAuthError('temporarily_unavailable', `too many failed authentications lately; retry in ${retryAfter} seconds`, {
+      'retry-after': String(retryAfter),
+    });
+  }
   const client = await findActiveClient(pool, clientId);
   const valid = await verifySecret(secret, client?.secretHash);
-  if (!client || !valid) throw new OAuthError('invalid_client', 'client authentication failed');
+  if (!client || !valid) {
+    await recordFailure(pool, clientId, address, limits.windowSeconds);
+    throw new OAuthError('invalid_client', 'client authentication failed', context.basic ? BASIC_CHALLENGE : {});
+  }
   return client;
 }
 
@@ -105,6 +132,16 @@ function checkAudience(params: Record<string, string>, known: Audience[]): Audie
     throw new OAuthError('invalid_target', `audience "${wanted}" is not an API root of this server; use one of ${known.map((a) => a.url).join(', ')}`);
   }
   return audience;
+}
+
+/** Step 4b: an environment the client holds (sandbox credentials first, production after review). */
+function checkEnvironment(client: Client, audience: Audience): void {
+  if (!client.environments.includes(audience.environment)) {
+    throw new OAuthError(
+      'invalid_target',
+      `this client may get tokens for the ${client.environments.join(' and ')} environment${client.environments.length > 1 ? 's' : ''} only, not ${audience.environment}`,
+    );
+  }
 }
 
 /** Step 5: the intermediary (agency) the client acts for. */
@@ -139,7 +176,7 @@ function checkScope(params: Record<string, string>, held: string[], audience: Au
 }
 
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
-  if (error.code === 'invalid_client') reply.header('www-authenticate', 'Basic realm="immogate", charset="UTF-8"');
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply
     .code(OAUTH_STATUS[error.code])
     .header('cache-control', 'no-store')
@@ -147,11 +184,18 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
     .send({ error: error.code, error_description: error.description });
 }
 
+/** A problem of the body (NUL, nesting, ...) told in one line, as error_description has room for. */
+function describe(error: Error): string {
+  const first = error instanceof Problem ? (error.extra.errors as FieldError[] | undefined)?.[0] : undefined;
+  return first ? `the body ${first.name === '' ? '' : `member ${first.name} `}${first.reason}` : error.message;
+}
+
 export interface TokenEndpointOptions {
   pool: pg.Pool;
   keys: KeyStore;
   publicUrl: string;
   metrics: Metrics;
+  authFailureLimits: AuthFailureLimits;
 }
 
 export async function tokenEndpoint(app: FastifyInstance, options: TokenEndpointOptions): Promise<void> {
@@ -165,7 +209,7 @@ export async function tokenEndpoint(app: FastifyInstance, options: TokenEndpoint
       const unsupported = error.statusCode === 415;
       return sendOAuthError(
         reply,
-        new OAuthError('invalid_request', unsupported ? 'send application/json or application/x-www-form-urlencoded' : error.message),
+        new OAuthError('invalid_request', unsupported ? 'send application/json or application/x-www-form-urlencoded' : describe(error)),
       );
     }
     throw error;
@@ -173,9 +217,10 @@ export async function tokenEndpoint(app: FastifyInstance, options: TokenEndpoint
 
   app.post('/oauth/token', { schema: { hide: true } }, async (request, reply) => {
     const context = parseRequest(request);
-    const client = await authenticateClient(options.pool, context);
+    const client = await authenticateClient(options.pool, context, request.ip, options.authFailureLimits);
     checkGrant(context.params);
     const audience = checkAudience(context.params, known);
+    checkEnvironment(client, audience);
     const intermediaryId = checkIntermediary(context.params, client.intermediaries);
     const scope = checkScope(context.params, client.scopes, audience);
     const { token, jti } = await issueToken(options.keys, {

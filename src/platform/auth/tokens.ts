@@ -3,6 +3,8 @@ import { SignJWT, decodeProtectedHeader, jwtVerify, errors } from 'jose';
 import { ALGORITHM, type KeyStore } from './keys.js';
 
 export const TOKEN_LIFETIME_SECONDS = 86_400;
+/** How far ahead of our clock a token's `iat` may be (clocks of several servers drift a little). */
+const MAX_CLOCK_SKEW_SECONDS = 60;
 const TOKEN_TYPE = 'at+jwt';
 
 export interface TokenClaims {
@@ -70,7 +72,8 @@ export async function verifyTokenCached(keys: KeyStore, token: string, issuer: s
 
 /**
  * Verifies signature (algorithm pinned: a token claiming `none` or HS256 is refused before any
- * key is used), issuer, audience and expiry, and that the claims we rely on are present.
+ * key is used), issuer, audience, expiry, an issue time not in the future and a lifetime no
+ * longer than ours, and that the claims we rely on are present.
  */
 export async function verifyToken(keys: KeyStore, token: string, issuer: string, audience: string): Promise<TokenClaims> {
   let kid: string | undefined;
@@ -91,10 +94,16 @@ export async function verifyToken(keys: KeyStore, token: string, issuer: string,
       issuer,
       audience,
       typ: TOKEN_TYPE,
-      requiredClaims: ['exp'],
+      requiredClaims: ['exp', 'iat'],
     });
     if (typeof payload.sub !== 'string' || typeof payload.scope !== 'string' || typeof payload.intermediary_id !== 'string') {
       throw new TokenRejected('the token lacks sub, scope or intermediary_id');
+    }
+    // A token this server issued has neither: one that does was signed with its key by someone else.
+    const issuedAt = payload.iat as number;
+    if (issuedAt > Date.now() / 1000 + MAX_CLOCK_SKEW_SECONDS) throw new TokenRejected('the token was issued in the future');
+    if ((payload.exp as number) - issuedAt > TOKEN_LIFETIME_SECONDS) {
+      throw new TokenRejected(`the token lives longer than the ${TOKEN_LIFETIME_SECONDS} seconds this server issues tokens for`);
     }
     return payload as unknown as TokenClaims;
   } catch (error) {

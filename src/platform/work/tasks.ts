@@ -1,3 +1,4 @@
+import { pruneAuthFailures } from '../auth/authFailures.js';
 import { deliveryRetentionTask } from '../delivery/retention.js';
 import { pruneRateLimitWindows } from '../http/rateLimit.js';
 import type { ScheduledTask } from './schedule.js';
@@ -20,5 +21,13 @@ const pruneTokenIssuance: ScheduledTask = {
   },
 };
 
+const pruneFailures: ScheduledTask = {
+  name: 'platform:prune_auth_failures',
+  everySeconds: 3600,
+  async run({ pool, config }) {
+    await pruneAuthFailures(pool, config.authFailureLimits.windowSeconds);
+  },
+};
+
 /** The platform's periodic tasks; each API module adds its own. */
-export const PLATFORM_TASKS: readonly ScheduledTask[] = [pruneRateLimits, pruneTokenIssuance, deliveryRetentionTask];
+export const PLATFORM_TASKS: readonly ScheduledTask[] = [pruneRateLimits, pruneTokenIssuance, pruneFailures, deliveryRetentionTask];

@@ -1,0 +1,52 @@
+import type pg from 'pg';
+
+export interface AuthFailureLimits {
+  /** Failures per client id within the window after which the client id is refused. */
+  perClient: number;
+  /** Failures per source address within the window after which the address is refused. */
+  perAddress: number;
+  windowSeconds: number;
+}
+
+// A client id longer than any we issue is still counted, by a prefix, so padding cannot dodge the count.
+const KEY_LENGTH = 128;
+
+/**
+ * Seconds until `clientId` or `address` may try again, when either has used up its failures in
+ * the current window; checked before the secret is hashed, so a locked-out guesser costs no scrypt.
+ */
+export async function lockedFor(pool: pg.Pool, clientId: string, address: string, limits: AuthFailureLimits): Promise<number | undefined> {
+  const { rows } = await pool.query<{ kind: 'client' | 'address'; failures: number; retry_after: number }>(
+    `SELECT kind, failures,
+            ceil(extract(epoch FROM window_started_at + make_interval(secs => $3) - now()))::int AS retry_after
+       FROM auth_failures
+      WHERE ((kind = 'client' AND key = $1) OR (kind = 'address' AND key = $2))
+        AND window_started_at > now() - make_interval(secs => $3)`,
+    [clientId.slice(0, KEY_LENGTH), address, limits.windowSeconds],
+  );
+  const locked = rows.filter((row) => row.failures >= (row.kind === 'client' ? limits.perClient : limits.perAddress));
+  if (locked.length === 0) return undefined;
+  return Math.max(1, ...locked.map((row) => row.retry_after));
+}
+
+/** Counts one failed authentication against the client id and the address (and the client's day, when it exists). */
+export async function recordFailure(pool: pg.Pool, clientId: string, address: string, windowSeconds: number): Promise<void> {
+  await pool.query(
+    `WITH counted AS (
+       INSERT INTO auth_failures AS f (kind, key, window_started_at, failures)
+       VALUES ('client', $1, now(), 1), ('address', $2, now(), 1)
+       ON CONFLICT (kind, key) DO UPDATE SET
+         failures = CASE WHEN f.window_started_at > now() - make_interval(secs => $3) THEN f.failures + 1 ELSE 1 END,
+         window_started_at = CASE WHEN f.window_started_at > now() - make_interval(secs => $3) THEN f.window_started_at ELSE now() END)
+     INSERT INTO auth_failure_days AS d (client_id, day, failures)
+     SELECT client_id, (now() AT TIME ZONE 'UTC')::date, 1 FROM clients WHERE client_id = $1
+     ON CONFLICT (client_id, day) DO UPDATE SET failures = d.failures + 1`,
+    [clientId.slice(0, KEY_LENGTH), address, windowSeconds],
+  );
+}
+
+/** Windows long over serve nothing; the days serve the report, which looks 90 days back at most. */
+export async function pruneAuthFailures(pool: pg.Pool, windowSeconds: number): Promise<void> {
+  await pool.query('DELETE FROM auth_failures WHERE window_started_at < now() - make_interval(secs => $1)', [windowSeconds]);
+  await pool.query("DELETE FROM auth_failure_days WHERE day < (now() AT TIME ZONE 'UTC')::date - 90");
+}
