@@ -1,6 +1,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import type { AuthFailureLimits } from './platform/auth/authFailures.js';
+import { parseKey } from './platform/secrets/sealer.js';
 
 /** Typed, frozen configuration. Built once from the environment and passed in; never read at import time. */
 export interface Config {
@@ -32,6 +33,10 @@ export interface Config {
   readonly httpIdleTimeoutSeconds: number;
   /** Connections one server process holds at once; more are refused (and logged) until some close. */
   readonly httpMaxConnections: number;
+  /** The key-encryption key of the secrets at rest; unset, DATA_DIR/secrets.key (created at first start). */
+  readonly secretsKey: string | undefined;
+  /** Keys secrets may still be sealed with while a rotation rolls out. */
+  readonly secretsKeyPrevious: readonly string[];
   /** Failed client authentications per client id and per address in a window before the token endpoint answers 429. */
   readonly authFailureLimits: Readonly<AuthFailureLimits>;
   /** Seconds in-flight requests get to finish on shutdown. */
@@ -177,6 +182,25 @@ function s3(env: Env): S3Config | undefined {
   });
 }
 
+function secretsKeys(env: Env): Pick<Config, 'secretsKey' | 'secretsKeyPrevious'> {
+  const check = (name: string, value: string) => {
+    try {
+      parseKey(value, name);
+    } catch (error) {
+      throw new ConfigError(name, (error as Error).message.replace(`${name} `, ''));
+    }
+    return value;
+  };
+  const current = env.SECRETS_KEY === undefined || env.SECRETS_KEY === '' ? undefined : check('SECRETS_KEY', env.SECRETS_KEY);
+  const previous = (env.SECRETS_KEY_PREVIOUS ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key !== '')
+    .map((key) => check('SECRETS_KEY_PREVIOUS', key));
+  if (previous.length > 0 && current === undefined) throw new ConfigError('SECRETS_KEY_PREVIOUS', 'is only read together with SECRETS_KEY');
+  return { secretsKey: current, secretsKeyPrevious: Object.freeze(previous) };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = hostName(env);
   // Not 0 (a random port): the token audiences are derived from the port clients use.
@@ -205,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Above the 60 s idle timeout of common load balancers, so they, not we, close an idle keep-alive connection.
     httpIdleTimeoutSeconds: integer(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 72, 1, 3600),
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    ...secretsKeys(env),
     authFailureLimits: Object.freeze({
       perClient: integer(env, 'AUTH_FAILURES_PER_CLIENT', 10, 1, 1_000_000),
       perAddress: integer(env, 'AUTH_FAILURES_PER_ADDRESS', 100, 1, 1_000_000),

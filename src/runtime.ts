@@ -5,6 +5,8 @@ import { buildApp } from './app.js';
 import { ConfigError, type Config } from './config.js';
 import { createClient } from './platform/auth/clients.js';
 import { KeyStore } from './platform/auth/keys.js';
+import { sealerFor } from './platform/secrets/sealer.js';
+import { PLATFORM_SEALED_COLUMNS, sealStoredSecrets, type SealedColumn } from './platform/secrets/stored.js';
 import { openEmbedded } from './platform/db/embedded.js';
 import { migrate } from './platform/db/migrate.js';
 import { createPool, inTransaction, type Pool } from './platform/db/pool.js';
@@ -53,6 +55,11 @@ export async function openDatabase(config: Config): Promise<Database> {
 export const DEMO_INTERMEDIARY = 'demo-agency';
 
 /** Applies pending migrations; returns the names applied. */
+/** Every column holding sealed secrets: the platform's and those the API modules declare. */
+export function sealedColumnsOf(modules: readonly ApiModule[]): SealedColumn[] {
+  return [...PLATFORM_SEALED_COLUMNS, ...modules.flatMap((module) => module.sealedColumns ?? [])];
+}
+
 export async function prepareDatabase(pool: Pool): Promise<string[]> {
   return migrate(pool);
 }
@@ -143,14 +150,17 @@ export async function startServices(
     pools.push(pool);
     const applied = await prepareDatabase(pool);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    const modules = options.apis ?? API_MODULES;
+    const sealer = sealerFor(config);
+    const { sealed } = await sealStoredSecrets(pool, sealer, sealedColumnsOf(modules));
+    if (sealed > 0) logger.info({ sealed }, 'sealed the secrets an earlier version stored in clear');
     const demo = roles.server ? await ensureDemoClient(pool) : undefined;
     if (demo) (options.onFirstRun ?? ((message) => process.stdout.write(message + '\n')))(firstRunMessage(config, demo));
 
-    const modules = options.apis ?? API_MODULES;
     const streams = [deliveryStream({ sources: deliverySourcesOf(modules) }), ...modules.flatMap((module) => module.streams ?? [])];
     let address: string | undefined;
     if (roles.server) {
-      const keys = await KeyStore.open(pool);
+      const keys = await KeyStore.open(pool, sealer);
       app = await buildApp({ config, pool, keys, metrics: createMetrics(pool, streams), logger, apis: modules });
       address = await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
         throw listenError(error, config);

@@ -16,11 +16,12 @@ import { attachMedia, MAX_MEDIA_BYTES } from '../src/apis/listings/medias.js';
 import { loadConfig } from '../src/config.js';
 import { isSafeKey, openBlobStore } from '../src/platform/blobs/index.js';
 import { BlobTooLarge, LocalBlobStore } from '../src/platform/blobs/local.js';
+import { Sealer, parseKey } from '../src/platform/secrets/sealer.js';
 import { S3BlobStore } from '../src/platform/blobs/s3.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';
 import { withTenant } from '../src/platform/db/tenant.js';
 import { Problem } from '../src/platform/http/problems.js';
-import { createTestDatabase, USER_AGENT, type TestDatabase } from './helpers.js';
+import { createTestDatabase, TEST_SECRETS_KEY, USER_AGENT, type TestDatabase } from './helpers.js';
 
 let database: TestDatabase;
 let pool: Pool;
@@ -176,8 +177,9 @@ describe('the local blob store', () => {
 
   it('shares one signing key through the database and touches no disk when opened', async () => {
     const dataDir = path.join(tmp, 'opened');
-    const first = await LocalBlobStore.open(dataDir, pool);
-    const second = await LocalBlobStore.open(dataDir, pool);
+    const sealer = Sealer.withKeys(parseKey(TEST_SECRETS_KEY, 'test key'));
+    const first = await LocalBlobStore.open(dataDir, pool, sealer);
+    const second = await LocalBlobStore.open(dataDir, pool, sealer);
     assert.equal(first.root, path.join(dataDir, 'blobs'));
     assert.equal(fs.existsSync(dataDir), false);
     const grant = { key: 'a/b.png', contentType: 'image/png', maxBytes: 5, expires: 2_000_000_000 };
@@ -189,7 +191,7 @@ describe('the local blob store', () => {
 
 describe('choosing the backend', () => {
   it('is the local directory by default and S3 when configured', async () => {
-    const local = await openBlobStore(loadConfig({ DATA_DIR: path.join(tmp, 'chosen') }), pool);
+    const local = await openBlobStore(loadConfig({ DATA_DIR: path.join(tmp, 'chosen'), SECRETS_KEY: TEST_SECRETS_KEY }), pool);
     assert.ok(local instanceof LocalBlobStore);
     assert.equal(local.kind, 'local');
     assert.equal(local.root, path.join(tmp, 'chosen', 'blobs'));

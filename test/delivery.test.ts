@@ -22,7 +22,7 @@ import {
 import type { WorkStream } from '../src/platform/work/stream.js';
 import { startWorker, type Worker } from '../src/platform/work/worker.js';
 import { createLogger } from '../src/platform/log.js';
-import { createTestDatabase, waitFor, type TestDatabase } from './helpers.js';
+import { TEST_SECRETS_KEY, createTestDatabase, sealedWebhookSecret, waitFor, type TestDatabase } from './helpers.js';
 
 let database: TestDatabase;
 let pool: Pool;
@@ -30,7 +30,7 @@ let config: Config;
 const logger = createLogger({ logLevel: 'silent' });
 const SECRET = 'lead-api-key-0123456789abcdef';
 
-const settings = { DATA_DIR: '/nonexistent', LOG_LEVEL: 'silent', WORKER_CONCURRENCY: '4', ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8' };
+const settings = { DATA_DIR: '/nonexistent', SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: 'silent', WORKER_CONCURRENCY: '4', ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8' };
 
 // ---- a receiver on loopback whose answers each test scripts, per path ----
 
@@ -186,8 +186,8 @@ function spec(url: string, overrides: Partial<DeliverySpec> = {}): DeliverySpec 
     subscriptionId: `sub-${counter}`,
     url,
     payload: { leadId: `lead-${counter}`, contactRequest: { email: 'seeker@example.com', message: 'Is it still available? Ça m’intéresse.' } },
-    secret: SECRET,
-    headers: { 'X-Api-Key': SECRET },
+    secret: sealedWebhookSecret(SECRET),
+    secretHeader: 'X-Api-Key',
     ...overrides,
   };
 }
@@ -251,7 +251,8 @@ describe('scheduling', () => {
       name: 'TypeError',
       message: 'delivery header Webhook-Signature is set by the delivery itself',
     });
-    await assert.rejects(schedule(spec(script('/never'), { secret: '' })), { name: 'TypeError', message: 'a delivery needs a non-empty signing secret' });
+    await assert.rejects(schedule(spec(script('/never'), { secret: '' })), { name: 'TypeError', message: 'a delivery needs a sealed signing secret' });
+    await assert.rejects(schedule(spec(script('/never'), { secret: SECRET })), { name: 'TypeError', message: 'a delivery needs a sealed signing secret' });
   });
 });
 
@@ -431,7 +432,7 @@ describe('delivery', () => {
     await withTenant(pool, { environment: 'sandbox', agencyId: 'agency-1' }, async (client) => {
       assert.equal(await cancelDeliveries(client, { source: 'test', subscriptionId: 'sub-removed' }), 1);
       assert.equal(
-        await retargetDeliveries(client, { source: 'test', subscriptionId: 'sub-rotated' }, { url: script('/new-url'), secret: newKey, headers: { 'X-Api-Key': newKey } }),
+        await retargetDeliveries(client, { source: 'test', subscriptionId: 'sub-rotated' }, { url: script('/new-url'), secret: sealedWebhookSecret(newKey) }),
         1,
       );
     });

@@ -4,6 +4,7 @@
  * route per scope under every root; tokens come from the real token endpoint, and the tokens no
  * honest endpoint would issue (expired, foreign scopes) are signed with the server's own key.
  */
+import { sealerFor } from '../src/platform/secrets/sealer.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -55,10 +56,12 @@ before(async () => {
   database = await createTestDatabase();
   server = await startTestServer(database, { apis: probes });
   client = await makeClient(server.pool, ['agency-1', 'agency-2'], ['caas:*', 'clim:*', 'leads:*']);
-  const { rows } = await server.pool.query<{ kid: string; private_jwk: JWK }>(
-    'SELECT kid, private_jwk FROM signing_keys ORDER BY created_at DESC LIMIT 1',
+  // The private key is stored sealed: opened here with the server's own key, as the server does.
+  const { rows } = await server.pool.query<{ kid: string; private_jwk_sealed: string }>(
+    'SELECT kid, private_jwk_sealed FROM signing_keys ORDER BY created_at DESC LIMIT 1',
   );
-  signing = { kid: rows[0]!.kid, jwk: rows[0]!.private_jwk };
+  const kid = rows[0]!.kid;
+  signing = { kid, jwk: JSON.parse(sealerFor(server.config).unseal(rows[0]!.private_jwk_sealed, `signing-key:${kid}`)) as JWK };
 });
 
 after(async () => {

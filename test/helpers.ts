@@ -12,10 +12,20 @@ import type { ApiModule } from '../src/apis/module.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createClient } from '../src/platform/auth/clients.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';
+import { Sealer, parseKey } from '../src/platform/secrets/sealer.js';
+import { WEBHOOK_SECRET } from '../src/platform/secrets/stored.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServices, type Services } from '../src/runtime.js';
 
 export const USER_AGENT = 'ImmogateTests/1.0.0 node/20 linux/6';
+
+/** The key-encryption key of the secrets at rest in tests (no DATA_DIR to keep a key file in). */
+export const TEST_SECRETS_KEY = 'dGVzdC1vbmx5LWtleS1lbmNyeXB0aW9uLWtleS0zMmI';
+
+/** A webhook secret sealed as immogate stores it, with the tests' key. */
+export function sealedWebhookSecret(plain: string): string {
+  return Sealer.withKeys(parseKey(TEST_SECRETS_KEY, 'TEST_SECRETS_KEY')).seal(plain, WEBHOOK_SECRET);
+}
 
 function env(name: string): string {
   const value = process.env[name];
@@ -87,6 +97,7 @@ export async function startTestServer(
     DATABASE_URL: database.url,
     LOG_LEVEL: 'silent',
     DATA_DIR: '/nonexistent',
+    SECRETS_KEY: TEST_SECRETS_KEY,
     ...options.env,
   });
   const services = await startServices(config, createLogger(config), { server: true, worker: options.worker ?? false }, {

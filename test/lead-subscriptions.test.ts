@@ -4,6 +4,8 @@
  * validation, the URL policy, the rate limit of POST, scopes and tenant isolation.
  * ALLOW_PRIVATE_TARGETS is unset here, so private and loopback URLs are refused.
  */
+import { sealerFor } from '../src/platform/secrets/sealer.js';
+import { WEBHOOK_SECRET } from '../src/platform/secrets/stored.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -103,9 +105,13 @@ async function create(body: Record<string, unknown>, agency = 'agency-1', enviro
   return created;
 }
 
+/** The apiKey as stored: sealed, so it is opened here with the server's key to compare. */
 async function storedKey(id: string): Promise<string | undefined> {
   const { rows } = await server.pool.query<{ api_key: string }>('SELECT api_key FROM lead_webhook_subscriptions WHERE id = $1', [id]);
-  return rows[0]?.api_key;
+  const sealed = rows[0]?.api_key;
+  if (sealed === undefined) return undefined;
+  assert.match(sealed, /^ig1\./);
+  return sealerFor(server.config).unseal(sealed, WEBHOOK_SECRET);
 }
 
 /** updated_at to the microsecond, UTC, as ISO text (sorts as it compares). */

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { alive } from '../src/platform/db/embedded.js';
+import { TEST_SECRETS_KEY } from './helpers.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
@@ -27,7 +28,7 @@ export interface Immogate {
 
 /** The environment of a child: ours with `env` applied; an undefined value removes a variable. */
 export function childEnv(env: Record<string, string | undefined>): Record<string, string> {
-  const merged: Record<string, string | undefined> = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env };
+  const merged: Record<string, string | undefined> = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', SECRETS_KEY: TEST_SECRETS_KEY, ...env };
   return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 

@@ -16,7 +16,7 @@ import type { ScheduledTask } from '../src/platform/work/schedule.js';
 import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../src/platform/work/stream.js';
 import { PLATFORM_TASKS } from '../src/platform/work/tasks.js';
 import { startWorker, type Worker } from '../src/platform/work/worker.js';
-import { createTestDatabase, makeClient, waitFor, type TestDatabase } from './helpers.js';
+import { TEST_SECRETS_KEY, createTestDatabase, makeClient, sealedWebhookSecret, waitFor, type TestDatabase } from './helpers.js';
 
 let database: TestDatabase;
 let pool: Pool;
@@ -26,7 +26,7 @@ const logger = createLogger({ logLevel: 'silent' });
 before(async () => {
   database = await createTestDatabase();
   pool = createPool(database.url, 4);
-  config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent', WORKER_CONCURRENCY: '4', WORKER_LEASE_SECONDS: '2' });
+  config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent', SECRETS_KEY: TEST_SECRETS_KEY, WORKER_CONCURRENCY: '4', WORKER_LEASE_SECONDS: '2' });
   await pool.query(`
     CREATE TABLE test_work (
       id integer PRIMARY KEY, stream text NOT NULL, due_at timestamptz NOT NULL DEFAULT now(), claimed_by uuid,
@@ -268,7 +268,7 @@ describe('a work stream', () => {
     assert.deepEqual((await runsOf(stream)).map((run) => run.id), [701]);
 
     const stuck = 'test:stuck';
-    const impatient = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent', WORKER_LEASE_SECONDS: '60', SHUTDOWN_GRACE_SECONDS: '0' });
+    const impatient = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent', SECRETS_KEY: TEST_SECRETS_KEY, WORKER_LEASE_SECONDS: '60', SHUTDOWN_GRACE_SECONDS: '0' });
     const hanging = async (_item: Item, context: WorkContext) => {
       await new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('aborted'))));
     };
@@ -369,7 +369,7 @@ describe('platform tasks', () => {
   });
 
   it('platform:delivery_retention removes finished deliveries and their attempts past DELIVERY_RETENTION_DAYS, in batches, never a pending one', async () => {
-    const spec = { source: 'test', environment: 'sandbox', agencyId: 'agency-r', subscriptionId: 'sub-r', url: 'https://receiver.example/r', payload: {}, secret: 'k' } as const;
+    const spec = { source: 'test', environment: 'sandbox', agencyId: 'agency-r', subscriptionId: 'sub-r', url: 'https://receiver.example/r', payload: {}, secret: sealedWebhookSecret('k') } as const;
     const ids: Record<string, string> = {};
     for (const name of ['old-delivered', 'old-failed', 'old-cancelled', 'old-pending', 'recent-delivered', 'redelivered-today', 'many']) {
       ids[name] = await scheduleDelivery(pool, spec);

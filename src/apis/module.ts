@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Pool } from '../platform/db/pool.js';
 import type { DeliverySources } from '../platform/delivery/index.js';
 import type { Logger } from '../platform/log.js';
+import type { SealedColumn } from '../platform/secrets/stored.js';
 import type { ScheduledTask } from '../platform/work/schedule.js';
 import type { WorkStream } from '../platform/work/stream.js';
 import type { ApiDescriptor } from './catalogue.js';
@@ -27,6 +28,8 @@ export interface ApiModule {
   streams?: readonly WorkStream<any>[];
   /** The API's periodic tasks; the worker schedules them beside the platform's. */
   tasks?: readonly ScheduledTask[];
+  /** The columns where the API keeps sealed secrets: sealed at upgrade, checked at start, re-wrapped by a key rotation. */
+  sealedColumns?: readonly SealedColumn[];
   /** Hooks of the webhook delivery machinery for the API's subscriptions (a 410 ends a subscription). */
   deliverySources?: DeliverySources;
   routes(app: FastifyInstance, deps: ApiDependencies): Promise<void>;

@@ -129,7 +129,7 @@ describe('fuzzing every operation from its own schemas', () => {
                 if (validate) assert.ok(validate(JSON.parse(text)), `${JSON.stringify(validate.errors)} for ${what}`);
               }
             }),
-            { numRuns: RUNS },
+            { numRuns: RUNS, includeErrorInReport: true },
           );
           summary.push(`${method.toUpperCase()} ${path}: ${[...statuses].map(([status, n]) => `${status}×${n}`).join(' ')}`);
         }

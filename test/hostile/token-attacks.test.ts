@@ -9,6 +9,7 @@ import { createHmac, createPublicKey, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { KeyStore } from '../../src/platform/auth/keys.js';
+import { sealerFor } from '../../src/platform/secrets/sealer.js';
 import {
   assertProblem,
   createTestDatabase,
@@ -33,7 +34,7 @@ before(async () => {
   server = await startTestServer(database, { env: { AUTH_FAILURES_PER_ADDRESS: '30' } });
   client = await makeClient(server.pool, ['agency-1'], ['caas:*', 'leads:*']);
   valid = await getToken(server, client, { root: ROOT, intermediary: 'agency-1' });
-  keys = await KeyStore.open(server.pool);
+  keys = await KeyStore.open(server.pool, sealerFor(server.config));
 });
 
 after(async () => {

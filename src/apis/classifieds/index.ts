@@ -1,3 +1,4 @@
+import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { APIS } from '../catalogue.js';
 import type { ApiModule } from '../module.js';
 import { processingStream } from './processing.js';
@@ -15,6 +16,7 @@ export const classifiedsApi: ApiModule = {
   schemas: [{ ...classifiedSchema, $id: CLASSIFIED_SCHEMA_ID }],
   streams: [processingStream],
   tasks: [retentionTask],
+  sealedColumns: [{ table: 'caas_webhook_subscriptions', column: 'secret', key: 'subscription_id', purpose: () => WEBHOOK_SECRET }],
   deliverySources: { [SOURCE]: { onGone: (client, subscriptionId) => removeGone(client, subscriptionId), subscriptionStates } },
   async routes(app, deps) {
     await writeRoutes(app, deps);

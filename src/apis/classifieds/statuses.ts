@@ -108,7 +108,8 @@ export function recordStatuses(source: string): string {
   status_recipients AS (
     SELECT '${SOURCE}' AS source, (i.s).environment, (i.s).agency_id, w.subscription_id::text AS subscription_id,
            w.url || '/classifieds/' || (i.s).classified_id || '/statuses' AS url,
-           immogate_caas_status_item(i.s, coalesce(src.received_at, now())) AS payload, w.secret, '{}'::jsonb AS headers
+           immogate_caas_status_item(i.s, coalesce(src.received_at, now())) AS payload, w.secret, NULL::text AS secret_header,
+           '{}'::jsonb AS headers
       FROM inserted_statuses i
       JOIN ${source} src ON src.classified_id = (i.s).classified_id AND src.revision = (i.s).revision AND src.status = (i.s).status
       JOIN caas_webhook_subscriptions w ON w.environment = (i.s).environment AND w.agency_id = (i.s).agency_id

@@ -4,6 +4,8 @@ import type { Tenant } from '../../platform/db/tenant.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { cancelDeliveries, retargetDeliveries } from '../../platform/delivery/index.js';
 import { notFound } from '../../platform/http/problems.js';
+import type { Sealer } from '../../platform/secrets/sealer.js';
+import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 
 /**
  * Status webhooks: PUT /webhooks subscribes the calling client for its offerer in its
@@ -20,7 +22,7 @@ export interface Subscription {
   secret?: string;
 }
 
-export async function subscribe(pool: pg.Pool, tenant: Tenant, subscription: Subscription): Promise<void> {
+export async function subscribe(pool: pg.Pool, sealer: Sealer, tenant: Tenant, subscription: Subscription): Promise<void> {
   const url = subscription.url.replace(/\/+$/, '');
   await withTenant(pool, tenant, async (client) => {
     const { rows } = await client.query<{ subscription_id: string; secret: string }>(
@@ -37,7 +39,7 @@ export async function subscribe(pool: pg.Pool, tenant: Tenant, subscription: Sub
         randomUUID(),
         url,
         subscription.statuses ?? null,
-        subscription.secret ?? randomBytes(24).toString('base64url'),
+        sealer.seal(subscription.secret ?? randomBytes(24).toString('base64url'), WEBHOOK_SECRET),
         subscription.secret !== undefined,
       ],
     );

@@ -1,3 +1,4 @@
+import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { APIS } from '../catalogue.js';
 import type { ApiModule } from '../module.js';
 import { leadAdminRoutes } from './admin.js';
@@ -8,6 +9,7 @@ import { deliveryHooks, SOURCE } from './subscriptions.js';
 /** Lead API v1, served under /seeker-leads/v1 and /sandbox/seeker-leads/v1. */
 export const leadsApi: ApiModule = {
   api: APIS.find((api) => api.id === 'leads')!,
+  sealedColumns: [{ table: 'lead_webhook_subscriptions', column: 'api_key', key: 'id', purpose: () => WEBHOOK_SECRET }],
   deliverySources: { [SOURCE]: deliveryHooks },
   async routes(app, deps) {
     await leadRoutes(app, deps);

@@ -19,7 +19,7 @@ export function leadNotifications(name: string, lead: string, payload: string, e
   lead_recipients AS (
     SELECT '${SOURCE}' AS source, ${environment}::text AS environment, ${agency}::text AS agency_id, s.id::text AS subscription_id, s.url,
            jsonb_set(${payload}::jsonb, '{metadata,ingestionDate}', to_jsonb(immogate_iso_time(l.ingested_at))) AS payload,
-           s.api_key AS secret, jsonb_build_object('${API_KEY_HEADER.toLowerCase()}', s.api_key) AS headers
+           s.api_key AS secret, '${API_KEY_HEADER.toLowerCase()}' AS secret_header, '{}'::jsonb AS headers
       FROM ${lead} l, lead_subscriptions s),
   ${deliveriesCte(name, 'lead_recipients')}`;
 }

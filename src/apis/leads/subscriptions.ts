@@ -1,3 +1,5 @@
+import type { Sealer } from '../../platform/secrets/sealer.js';
+import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
@@ -51,13 +53,8 @@ function subscriptionNotFound(id: string): Problem {
   return notFound(`No webhook subscription ${id}`);
 }
 
-/** X-Api-Key carries the apiKey with every delivery; the same key signs it. */
-/** The header that carries a subscription's apiKey with every notification. */
+/** The header that carries a subscription's apiKey with every notification; the same key signs it. */
 export const API_KEY_HEADER = 'X-Api-Key';
-
-export function deliveryHeaders(apiKey: string): Record<string, string> {
-  return { [API_KEY_HEADER]: apiKey };
-}
 
 export interface NewSubscription {
   url: string;
@@ -65,12 +62,12 @@ export interface NewSubscription {
   status?: SubscriptionStatus;
 }
 
-export async function createSubscription(pool: pg.Pool, tenant: Tenant, input: NewSubscription): Promise<Subscription> {
+export async function createSubscription(pool: pg.Pool, sealer: Sealer, tenant: Tenant, input: NewSubscription): Promise<Subscription> {
   const row = await withTenant(pool, tenant, async (client) => {
     const { rows } = await client.query<SubscriptionRow>(
       `INSERT INTO lead_webhook_subscriptions (id, environment, agency_id, url, api_key, status)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-      [randomUUID(), tenant.environment, tenant.agencyId, input.url, input.apiKey, input.status ?? 'ACTIVE'],
+      [randomUUID(), tenant.environment, tenant.agencyId, input.url, sealer.seal(input.apiKey, WEBHOOK_SECRET), input.status ?? 'ACTIVE'],
     );
     return rows[0]!;
   });
@@ -135,19 +132,20 @@ export interface SubscriptionChanges {
  * and retries of old leads would otherwise keep arriving for hours; the leads stay readable through
  * GET /leads and an operator can still redeliver one by id.
  */
-export async function updateSubscription(pool: pg.Pool, tenant: Tenant, id: string, changes: SubscriptionChanges): Promise<Subscription> {
+export async function updateSubscription(pool: pg.Pool, sealer: Sealer, tenant: Tenant, id: string, changes: SubscriptionChanges): Promise<Subscription> {
+  const sealedKey = changes.apiKey === undefined ? null : sealer.seal(changes.apiKey, WEBHOOK_SECRET);
   const row = await withTenant(pool, tenant, async (client) => {
     await execute(client, ingestionLock(tenant.environment, tenant.agencyId));
     const { rows } = await client.query<SubscriptionRow>(
       `UPDATE lead_webhook_subscriptions
           SET status = coalesce($2, status), api_key = coalesce($3, api_key), updated_at = now()
         WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, changes.status ?? null, changes.apiKey ?? null],
+      [id, changes.status ?? null, sealedKey],
     );
     const updated = rows[0];
     if (!updated) throw subscriptionNotFound(id);
     const ref = { source: SOURCE, subscriptionId: id };
-    if (changes.apiKey !== undefined) await retargetDeliveries(client, ref, { secret: changes.apiKey, headers: deliveryHeaders(changes.apiKey) });
+    if (sealedKey !== null) await retargetDeliveries(client, ref, { secret: sealedKey });
     if (updated.status === 'INACTIVE') await cancelDeliveries(client, ref);
     return updated;
   });

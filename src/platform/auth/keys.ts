@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
+import type { Sealer } from '../secrets/sealer.js';
 
 export const ALGORITHM = 'ES256';
 const RELOAD_INTERVAL_MS = 10_000;
@@ -13,9 +14,12 @@ export interface SigningKey {
 
 interface KeyRow {
   kid: string;
-  private_jwk: JWK;
+  /** Sealed (see secrets/sealer.ts): a dump of the database cannot mint tokens. */
+  private_jwk_sealed: string;
   public_jwk: JWK;
 }
+
+const COLUMNS = 'kid, private_jwk_sealed, public_jwk';
 
 /**
  * The token signing keys, shared by every process through the database. The first process to
@@ -29,32 +33,34 @@ export class KeyStore {
     private publicKeys: Map<string, { jwk: JWK; key: CryptoKey }>,
   ) {}
 
-  static async open(pool: pg.Pool): Promise<KeyStore> {
+  static async open(pool: pg.Pool, sealer: Sealer): Promise<KeyStore> {
     let rows = await KeyStore.rows(pool);
     if (rows.length === 0) {
       rows = await inTransaction(pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['immogate.signing_keys']);
-        const existing = await client.query<KeyRow>('SELECT kid, private_jwk, public_jwk FROM signing_keys ORDER BY created_at DESC');
+        const existing = await client.query<KeyRow>(`SELECT ${COLUMNS} FROM signing_keys ORDER BY created_at DESC`);
         if (existing.rows.length > 0) return existing.rows;
         const { privateKey, publicKey } = await generateKeyPair(ALGORITHM, { extractable: true });
         const kid = randomUUID();
-        const row: KeyRow = { kid, private_jwk: await exportJWK(privateKey), public_jwk: await exportJWK(publicKey) };
-        await client.query('INSERT INTO signing_keys (kid, algorithm, private_jwk, public_jwk) VALUES ($1, $2, $3, $4)', [
+        const sealed = sealer.seal(JSON.stringify(await exportJWK(privateKey)), `signing-key:${kid}`);
+        const row: KeyRow = { kid, private_jwk_sealed: sealed, public_jwk: await exportJWK(publicKey) };
+        await client.query('INSERT INTO signing_keys (kid, algorithm, private_jwk_sealed, public_jwk) VALUES ($1, $2, $3, $4)', [
           kid,
           ALGORITHM,
-          row.private_jwk,
+          row.private_jwk_sealed,
           row.public_jwk,
         ]);
         return [row];
       });
     }
     const newest = rows[0] as KeyRow;
-    const signing = { kid: newest.kid, key: (await importJWK(newest.private_jwk, ALGORITHM)) as CryptoKey };
+    const privateJwk = JSON.parse(sealer.unseal(newest.private_jwk_sealed, `signing-key:${newest.kid}`)) as JWK;
+    const signing = { kid: newest.kid, key: (await importJWK(privateJwk, ALGORITHM)) as CryptoKey };
     return new KeyStore(pool, signing, await KeyStore.publicMap(rows));
   }
 
   private static async rows(pool: pg.Pool): Promise<KeyRow[]> {
-    return (await pool.query<KeyRow>('SELECT kid, private_jwk, public_jwk FROM signing_keys ORDER BY created_at DESC')).rows;
+    return (await pool.query<KeyRow>(`SELECT ${COLUMNS} FROM signing_keys ORDER BY created_at DESC`)).rows;
   }
 
   private static async publicMap(rows: KeyRow[]): Promise<Map<string, { jwk: JWK; key: CryptoKey }>> {

@@ -1,3 +1,4 @@
+import { sealerFor } from '../secrets/sealer.js';
 import type { Config } from '../../config.js';
 import type { Pool } from '../db/pool.js';
 import { LocalBlobStore } from './local.js';
@@ -45,7 +46,7 @@ export { assertSafeKey, isSafeKey } from './keys.js';
 /** The configured backend: S3 when S3_ENDPOINT and S3_BUCKET are set, otherwise DATA_DIR/blobs. */
 export async function openBlobStore(config: Config, pool: Pool): Promise<BlobStore> {
   if (config.s3) return new S3BlobStore(config.s3);
-  return LocalBlobStore.open(config.dataDir, pool);
+  return LocalBlobStore.open(config.dataDir, pool, sealerFor(config));
 }
 
 export { LocalBlobStore, S3BlobStore };

@@ -1,3 +1,4 @@
+import type { Sealer } from '../secrets/sealer.js';
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -46,6 +47,8 @@ function ignoreMissing(error: unknown): void {
  * content type, size limit and expiry, so none of them can be changed without the key.
  * Directories are made on first write: opening the store touches nothing on disk.
  */
+const BLOB_KEY_PURPOSE = 'blob-signing-key';
+
 export class LocalBlobStore implements BlobStore {
   readonly kind = 'local';
 
@@ -55,10 +58,12 @@ export class LocalBlobStore implements BlobStore {
   ) {}
 
   /** The store under `<dataDir>/blobs`, with the signing key shared through the database (created by the first process). */
-  static async open(dataDir: string, pool: pg.Pool): Promise<LocalBlobStore> {
-    await pool.query('INSERT INTO blob_signing_keys (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [randomBytes(32)]);
-    const { rows } = await pool.query<{ secret: Buffer }>('SELECT secret FROM blob_signing_keys WHERE id = 1');
-    return new LocalBlobStore(path.join(dataDir, 'blobs'), (rows[0] as { secret: Buffer }).secret);
+  static async open(dataDir: string, pool: pg.Pool, sealer: Sealer): Promise<LocalBlobStore> {
+    await pool.query('INSERT INTO blob_signing_keys (id, secret_sealed) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [
+      sealer.seal(randomBytes(32), BLOB_KEY_PURPOSE),
+    ]);
+    const { rows } = await pool.query<{ secret_sealed: string }>('SELECT secret_sealed FROM blob_signing_keys WHERE id = 1');
+    return new LocalBlobStore(path.join(dataDir, 'blobs'), sealer.unsealBytes((rows[0] as { secret_sealed: string }).secret_sealed, BLOB_KEY_PURPOSE));
   }
 
   private objectPath(key: string): string {

@@ -1,3 +1,4 @@
+import { sealedWith } from '../secrets/sealer.js';
 import type pg from 'pg';
 import type { Environment } from '../../apis/catalogue.js';
 
@@ -23,9 +24,14 @@ export interface DeliverySpec {
   url: string;
   /** Sent as JSON. */
   payload: unknown;
-  /** Keys the webhook-signature HMAC (its UTF-8 bytes). Stored for retries; unreadable by the request role. */
+  /**
+   * Keys the webhook-signature HMAC (its UTF-8 bytes), sealed for WEBHOOK_SECRET (secrets/stored.ts).
+   * Stored for retries; unreadable by the request role.
+   */
   secret: string;
-  /** Sent with every attempt, e.g. { 'X-Api-Key': apiKey }. Must not name the headers delivery sets itself. */
+  /** A header that carries the secret itself with every attempt (the lead API's X-Api-Key). */
+  secretHeader?: string;
+  /** Sent with every attempt. Must not name the headers delivery sets itself. */
   headers?: Record<string, string>;
 }
 
@@ -43,15 +49,16 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
 /**
  * SQL text of a CTE, `name`, that adds one delivery per row of the CTE `recipients` of the same
  * statement, due at once, and yields their ids. `recipients` has the columns source,
- * environment, agency_id, subscription_id (text), url, payload (jsonb), secret and headers
- * (jsonb, lower-case names, none of those delivery sets itself). This is how an API schedules
+ * environment, agency_id, subscription_id (text), url, payload (jsonb), secret (sealed),
+ * secret_header (text, lower-case, or null) and headers (jsonb, lower-case names, none of those
+ * delivery sets itself). This is how an API schedules
  * deliveries in the statement of the write they belong to: they commit with it, and the
  * insert's trigger wakes the workers.
  */
 export function deliveriesCte(name: string, recipients: string): string {
   return `${name} AS (
-    INSERT INTO webhook_deliveries (id, source, environment, agency_id, subscription_id, url, payload, secret, headers, next_attempt_at)
-    SELECT gen_random_uuid(), r.source, r.environment, r.agency_id, r.subscription_id, r.url, r.payload, r.secret, r.headers, now()
+    INSERT INTO webhook_deliveries (id, source, environment, agency_id, subscription_id, url, payload, secret, secret_header, headers, next_attempt_at)
+    SELECT gen_random_uuid(), r.source, r.environment, r.agency_id, r.subscription_id, r.url, r.payload, r.secret, r.secret_header, r.headers, now()
       FROM ${recipients} r
     RETURNING id)`;
 }
@@ -61,13 +68,23 @@ export function deliveriesCte(name: string, recipients: string): string {
  * commits. Returns the delivery id, which is also the webhook-id receivers see.
  */
 export async function scheduleDelivery(client: pg.ClientBase | pg.Pool, spec: DeliverySpec): Promise<string> {
-  if (spec.secret === '') throw new TypeError('a delivery needs a non-empty signing secret');
+  if (sealedWith(spec.secret) === undefined) throw new TypeError('a delivery needs a sealed signing secret');
   const { rows } = await client.query<{ id: string }>(
     `WITH recipients AS (SELECT $1::text AS source, $2::text AS environment, $3::text AS agency_id, $4::text AS subscription_id, $5::text AS url,
-                                $6::jsonb AS payload, $7::text AS secret, $8::jsonb AS headers),
+                                $6::jsonb AS payload, $7::text AS secret, $8::text AS secret_header, $9::jsonb AS headers),
           ${deliveriesCte('scheduled', 'recipients')}
      SELECT id FROM scheduled`,
-    [spec.source, spec.environment, spec.agencyId, spec.subscriptionId, spec.url, JSON.stringify(spec.payload), spec.secret, JSON.stringify(checkHeaders(spec.headers ?? {}))],
+    [
+      spec.source,
+      spec.environment,
+      spec.agencyId,
+      spec.subscriptionId,
+      spec.url,
+      JSON.stringify(spec.payload),
+      spec.secret,
+      spec.secretHeader?.toLowerCase() ?? null,
+      JSON.stringify(checkHeaders(spec.headers ?? {})),
+    ],
   );
   return rows[0]!.id;
 }
@@ -99,7 +116,7 @@ export async function retargetDeliveries(
   subscription: SubscriptionRef,
   changes: { url?: string; secret?: string; headers?: Record<string, string> },
 ): Promise<number> {
-  if (changes.secret === '') throw new TypeError('a delivery needs a non-empty signing secret');
+  if (changes.secret !== undefined && sealedWith(changes.secret) === undefined) throw new TypeError('a delivery needs a sealed signing secret');
   // Only the columns given (names from this list, values bound): `secret = coalesce($n, secret)`
   // would read the secret, which the request role may write but not read.
   const values: Record<string, string> = {};

@@ -1,3 +1,5 @@
+import { sealerFor } from '../secrets/sealer.js';
+import { WEBHOOK_SECRET } from '../secrets/stored.js';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import type { Config } from '../../config.js';
@@ -71,7 +73,9 @@ export interface ClaimedDelivery {
   subscription_id: string;
   url: string;
   payload: unknown;
+  /** Sealed: opened only for the call. */
   secret: string;
+  secret_header: string | null;
   headers: Record<string, string>;
   attempts: number;
   round_attempts: number;
@@ -97,7 +101,8 @@ const CLAIM = `
     UPDATE webhook_deliveries d
        SET attempts = d.attempts + 1, round_attempts = d.round_attempts + 1, next_attempt_at = ${LEASE_END}, claimed_by = $1
       FROM due WHERE d.id = due.id
-    RETURNING d.id, d.environment, d.agency_id, d.source, d.subscription_id, d.url, d.payload, d.secret, d.headers, d.attempts, d.round_attempts),
+    RETURNING d.id, d.environment, d.agency_id, d.source, d.subscription_id, d.url, d.payload, d.secret, d.secret_header, d.headers, d.attempts,
+            d.round_attempts),
   -- An attempt without an outcome belongs to a worker that died or could not record it. (This
   -- part sees the attempt rows as they were before the statement: not the ones it adds.)
   closed AS (
@@ -112,7 +117,7 @@ const RECORD_ATTEMPT = 'UPDATE webhook_attempts SET status_code = $3, latency_ms
 // `attempts = $2`: only the latest attempt decides (a redelivery may have started another meanwhile).
 const GUARD = 'WHERE id = $1 AND attempts = $2';
 
-async function call(outbound: Outbound, delivery: ClaimedDelivery, signal: AbortSignal): Promise<Outcome> {
+async function call(outbound: Outbound, delivery: ClaimedDelivery, secret: string, signal: AbortSignal): Promise<Outcome> {
   const body = JSON.stringify(delivery.payload);
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
@@ -122,8 +127,9 @@ async function call(outbound: Outbound, delivery: ClaimedDelivery, signal: Abort
       url: delivery.url,
       headers: {
         ...delivery.headers,
+        ...(delivery.secret_header === null ? {} : { [delivery.secret_header]: secret }),
         'content-type': 'application/json',
-        ...signatureHeaders(delivery.secret, delivery.id, body, Math.floor(Date.now() / 1000)),
+        ...signatureHeaders(secret, delivery.id, body, Math.floor(Date.now() / 1000)),
       },
       body,
       maxBytes: RESPONSE_BYTES,
@@ -234,7 +240,8 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
     key: (delivery) => delivery.id,
     async run(delivery, context) {
       const outbound = sharedOutbound(context.config, { allowPrivateTargets: context.config.allowPrivateTargets, userAgent: USER_AGENT, ...options.timeouts });
-      const outcome = await call(outbound, delivery, context.signal);
+      const secret = sealerFor(context.config).unseal(delivery.secret, WEBHOOK_SECRET);
+      const outcome = await call(outbound, delivery, secret, context.signal);
       if (outcome.error === null) await delivered(context.pool, delivery, outcome);
       else await inTransaction(context.pool, (client) => failed(client, delivery, outcome, context, sources));
     },

@@ -1,3 +1,4 @@
+import { sealerFor } from '../../../platform/secrets/sealer.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { checkTargetUrl, OutboundError } from '../../../platform/delivery/index.js';
 import { badRequest } from '../../../platform/http/problems.js';
@@ -30,6 +31,7 @@ function sendSuccess(reply: FastifyReply): FastifyReply {
 
 /** PUT /webhooks and DELETE /webhooks; both need caas:* or caas:classifieds:*. */
 export async function webhookRoutes(app: FastifyInstance, { pool, config }: ApiDependencies): Promise<void> {
+  const sealer = sealerFor(config);
   app.put<{ Body: Subscription }>(
     '/webhooks',
     { config: { scope: 'caas:classifieds:*' }, schema: { body: subscriptionBody, response: success } },
@@ -40,7 +42,7 @@ export async function webhookRoutes(app: FastifyInstance, { pool, config }: ApiD
         if (error instanceof OutboundError) throw badRequest([{ name: '/url', reason: `${error.message}.` }], 'body');
         throw error;
       }
-      await subscribe(pool, request.tenant!, request.body);
+      await subscribe(pool, sealer, request.tenant!, request.body);
       return sendSuccess(reply);
     },
   );

@@ -1,3 +1,4 @@
+import { sealerFor } from '../../../platform/secrets/sealer.js';
 import type { FastifyInstance } from 'fastify';
 import { checkTargetUrl, OutboundError } from '../../../platform/delivery/index.js';
 import { badRequest } from '../../../platform/http/problems.js';
@@ -133,12 +134,13 @@ function checkUrl(url: string, policy: ApiDependencies['config']): void {
 
 /** POST, GET, PUT, DELETE /webhook/subscriptions[/{id}] and GET /webhook/subscriptions/{id}/audit. */
 export async function subscriptionRoutes(app: FastifyInstance, { pool, config }: ApiDependencies): Promise<void> {
+  const sealer = sealerFor(config);
   app.post<{ Body: NewSubscription }>(
     '/webhook/subscriptions',
     { config: { scope: SCOPE, rateLimit: RATE_LIMIT }, schema: { body: createBody, response: { 201: subscription } } },
     async (request, reply) => {
       checkUrl(request.body.url, config);
-      return reply.code(201).send(await createSubscription(pool, request.tenant!, request.body));
+      return reply.code(201).send(await createSubscription(pool, sealer, request.tenant!, request.body));
     },
   );
 
@@ -164,7 +166,7 @@ export async function subscriptionRoutes(app: FastifyInstance, { pool, config }:
   app.put<{ Params: IdParams; Body: SubscriptionChanges }>(
     '/webhook/subscriptions/:id',
     { config: { scope: SCOPE }, schema: { params: idParams, body: updateBody, response: { 200: subscription } } },
-    async (request) => updateSubscription(pool, request.tenant!, request.params.id, request.body),
+    async (request) => updateSubscription(pool, sealer, request.tenant!, request.params.id, request.body),
   );
 
   app.delete<{ Params: IdParams }>(
