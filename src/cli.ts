@@ -15,7 +15,9 @@ import {
 } from './platform/auth/clients.js';
 import { createPool, type Pool } from './platform/db/pool.js';
 import { createLogger } from './platform/log.js';
-import { openDatabase, prepareDatabase, startServices } from './runtime.js';
+import { openDatabase, prepareDatabase, sealedColumnsOf, startServices } from './runtime.js';
+import { rotateKey } from './platform/secrets/rotate.js';
+import { SecretsKeyError } from './platform/secrets/sealer.js';
 import { eraseAuthor } from './apis/leads/erasure.js';
 import { redeliverLeadNotifications } from './apis/leads/notifications.js';
 import { API_MODULES } from './apis/index.js';
@@ -293,6 +295,18 @@ export function buildCli(): Command {
       reportRedelivery(json(), result, 'notification(s)', 'deliveryId' in target);
     });
   const sources = deliverySourcesOf(API_MODULES);
+  const secrets = program.command('secrets').description('the key that seals the secrets stored in the database');
+  secrets
+    .command('rotate-key')
+    .description('re-seal every stored secret with a new key-encryption key, in one transaction')
+    .option('--new-key <key>', 'the new key (32 bytes, base64 or hex); default: SECRETS_KEY_NEW, or with the key file a new random key')
+    .action(async (options: { newKey?: string }) => {
+      const config = loadConfig();
+      const newKey = options.newKey ?? (process.env.SECRETS_KEY_NEW || undefined);
+      const source = { secretsKey: config.secretsKey, previousKeys: config.secretsKeyPrevious, dataDir: config.dataDir };
+      const rotation = await withDatabase(config, (pool) => rotateKey(pool, source, sealedColumnsOf(API_MODULES), newKey, progress));
+      print(json(), rotation, () => `re-sealed ${rotation.resealed} secret(s) from key ${rotation.from} to key ${rotation.to}\nnext: ${rotation.next}`);
+    });
   const deliveries = program.command('deliveries').description('webhook deliveries of every API');
   deliveries
     .command('redeliver')
@@ -362,7 +376,7 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? 0 : 2;
       return;
     }
-    const known = error instanceof CliError || error instanceof ConfigError || error instanceof ClientInputError;
+    const known = error instanceof CliError || error instanceof ConfigError || error instanceof ClientInputError || error instanceof SecretsKeyError;
     process.stderr.write(`immogate: ${known ? (error as Error).message : `error: ${(error as Error).message}`}\n`);
     process.exitCode = 1;
   }

@@ -19,6 +19,7 @@ import {
   MAX_MEDIA_BYTES,
   mediaStore,
   mediaSweepTask,
+  ABANDONED_UPLOAD_MS,
   sweepMedia,
   UNATTACHED_GRACE_SECONDS,
   UPLOAD_URL_SECONDS,
@@ -596,6 +597,23 @@ describe('the media sweep', () => {
     assert.deepEqual(await store.read(keyOf(kept)), JPEG);
     // The real clock: none of what is left is due yet.
     assert.equal(await sweepMedia(server.pool, store, quiet), 0);
+  });
+
+  it('sweeps the files a crash left in the incoming area: an hour untouched; a fresh one (an upload running) stays', async () => {
+    const incoming = path.join(dataDir, 'blobs', 'incoming');
+    fs.mkdirSync(incoming, { recursive: true });
+    const abandoned = path.join(incoming, 'abandoned-by-a-crash');
+    const running = path.join(incoming, 'still-uploading');
+    fs.writeFileSync(abandoned, 'half an upload');
+    fs.writeFileSync(running, 'an upload in progress');
+    const hourAgo = (Date.now() - ABANDONED_UPLOAD_MS - 1000) / 1000;
+    fs.utimesSync(abandoned, hourAgo, hourAgo);
+    const logged: unknown[] = [];
+    const logger = { info: (...args: unknown[]) => logged.push(args), warn: () => undefined } as never;
+    await mediaSweepTask.run({ pool: server.pool, config: server.config, logger } as never);
+    assert.deepEqual(fs.readdirSync(incoming), ['still-uploading']);
+    assert.deepEqual(logged, [[{ abandoned: 1 }, 'swept uploads a crash left unfinished']]);
+    fs.rmSync(running);
   });
 
   it('runs every five minutes as a task of the listing import API', async () => {

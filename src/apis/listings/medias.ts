@@ -341,12 +341,20 @@ export async function sweepMedia(pool: pg.Pool, store: BlobStore, logger: Pick<L
   return deleted;
 }
 
+/** An upload file untouched this long was abandoned: no upload may go quiet for an hour (see slowClients.ts). */
+export const ABANDONED_UPLOAD_MS = 3600_000;
+
 export const mediaSweepTask: ScheduledTask = {
   name: 'listings:sweep_media',
   everySeconds: 5 * 60,
   async run({ pool, config, logger }) {
-    const deleted = await sweepMedia(pool, await mediaStore({ pool, config }), logger);
+    const store = await mediaStore({ pool, config });
+    const deleted = await sweepMedia(pool, store, logger);
     if (deleted > 0) logger.info({ deleted }, 'swept unattached listing media');
+    if (store instanceof LocalBlobStore) {
+      const abandoned = await store.sweepIncoming(ABANDONED_UPLOAD_MS);
+      if (abandoned > 0) logger.info({ abandoned }, 'swept uploads a crash left unfinished');
+    }
   },
 };
 

@@ -151,6 +151,30 @@ export class LocalBlobStore implements BlobStore {
     };
   }
 
+  /**
+   * Removes staging files a crash left in incoming/ (an upload cut off before its commit or
+   * discard). A running upload writes to its file as bytes arrive, and is cut off by its request
+   * deadline long before `olderThanMs` of silence, so only abandoned files are that old.
+   */
+  async sweepIncoming(olderThanMs: number, now = Date.now()): Promise<number> {
+    const incoming = path.join(this.root, 'incoming');
+    let names: string[];
+    try {
+      names = await fsp.readdir(incoming);
+    } catch {
+      return 0;
+    }
+    let removed = 0;
+    for (const name of names) {
+      const file = path.join(incoming, name);
+      const stat = await fsp.stat(file).catch(() => undefined);
+      if (!stat?.isFile() || now - stat.mtimeMs < olderThanMs) continue;
+      await fsp.rm(file, { force: true });
+      removed += 1;
+    }
+    return removed;
+  }
+
   private async writeMeta(meta: string, value: { contentType: string }): Promise<void> {
     await fsp.mkdir(path.dirname(meta), { recursive: true });
     const temporary = `${meta}.${randomUUID()}.tmp`;
