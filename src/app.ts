@@ -55,6 +55,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.decorateRequest('tenant', null);
   app.addHook('onSend', async (request, reply) => {
     reply.header('traceparent', request.id);
+    // JSON and problems only: no browser may sniff an answer into something it would run.
+    reply.header('x-content-type-options', 'nosniff');
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');

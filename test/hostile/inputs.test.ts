@@ -297,8 +297,10 @@ describe('what the router and the HTTP parser refuse, as problems', () => {
     }, 'bad-request');
   });
 
-  it('an unknown path: 404; a known one with another method: 405', async () => {
-    assertProblem(await http('GET', `${server.base}/sandbox/caas/v4/nothing`, { headers: auth() }), 404, 'Not found', 'No resource at GET /sandbox/caas/v4/nothing', {}, 'not-found');
+  it('an unknown path: 404; a known one with another method: 405; neither may be sniffed into something else', async () => {
+    const unknown = await http('GET', `${server.base}/sandbox/caas/v4/nothing`, { headers: auth() });
+    assertProblem(unknown, 404, 'Not found', 'No resource at GET /sandbox/caas/v4/nothing', {}, 'not-found');
+    assert.equal(unknown.headers.get('x-content-type-options'), 'nosniff');
     const wrongMethod = await http('PATCH', `${server.base}/sandbox/caas/v4/webhooks`, { headers: auth() });
     assertProblem(wrongMethod, 405, 'Method not allowed', 'PATCH is not allowed here; allowed: DELETE, PUT');
   });
