@@ -77,7 +77,7 @@ function requestArbitrary(document: OpenApiDocument, method: string, route: stri
 function responseValidators(document: OpenApiDocument): (path: string, method: string, status: number) => ValidateFunction | undefined {
   const ajv = new Ajv({ strict: false, allErrors: true });
   (addFormats as unknown as (ajv: Ajv) => void)(ajv);
-  ajv.addSchema(document as unknown as Schema, 'openapi');
+  ajv.addSchema(readAllOfAsIntended(document) as unknown as Schema, 'openapi');
   const escape = (step: string) => step.replace(/~/g, '~0').replace(/\//g, '~1');
   return (path, method, status) => {
     const content = document.paths[path]?.[method]?.responses[String(status)]?.content?.['application/json'];
@@ -85,6 +85,35 @@ function responseValidators(document: OpenApiDocument): (path: string, method: s
     const pointer = ['paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema'].map(escape).join('/');
     return ajv.compile({ $ref: `openapi#/${pointer}` });
   };
+}
+
+/**
+ * The classifieds contract extends its closed classified (additionalProperties: false) with
+ * `classifiedId` through allOf, which plain JSON Schema can never satisfy: every member refuses the
+ * other's properties. The document means "the classified plus classifiedId" (what
+ * unevaluatedProperties would say), so a schema referenced from an allOf is read here without its
+ * own additionalProperties: false. Nothing else is relaxed.
+ */
+function readAllOfAsIntended(document: OpenApiDocument): OpenApiDocument {
+  const copy = structuredClone(document);
+  const schemas = copy.components?.schemas ?? {};
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    if (Array.isArray(record.allOf)) {
+      for (const member of record.allOf as Array<Record<string, unknown>>) {
+        const name = typeof member.$ref === 'string' ? member.$ref.replace('#/components/schemas/', '') : undefined;
+        const target = name === undefined ? undefined : schemas[name];
+        if (name === undefined || !target || target.additionalProperties !== false) continue;
+        schemas[`${name}InAllOf`] ??= { ...target, additionalProperties: true };
+        member.$ref = `#/components/schemas/${name}InAllOf`;
+      }
+    }
+    Object.values(record).forEach(walk);
+  };
+  walk(copy.paths);
+  return copy;
 }
 
 const PROBLEM_MEMBERS = ['type', 'title', 'status', 'detail', 'instance'];
