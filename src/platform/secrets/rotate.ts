@@ -47,7 +47,11 @@ export async function rotateKey(
     progress(`${table}: ${done} re-sealed`),
   );
   if (fileMode) {
-    fs.renameSync(keyFilePath(source.dataDir), keyFilePath(source.dataDir, '.previous'));
+    // The old key is linked aside before the new one replaces it in one rename: at no moment is
+    // there no secrets.key (a process starting then would create a key of its own).
+    const previous = keyFilePath(source.dataDir, '.previous');
+    fs.rmSync(previous, { force: true });
+    fs.linkSync(keyFilePath(source.dataDir), previous);
     fs.renameSync(next, keyFilePath(source.dataDir));
     return {
       from: kekId(ring.current),

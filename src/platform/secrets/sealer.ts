@@ -71,12 +71,21 @@ function readKeyFile(file: string): Buffer | undefined {
   return parseKey(fs.readFileSync(file, 'utf8'), file);
 }
 
+/**
+ * Creates `file` holding `text`, mode 0600, failing with EEXIST if it exists. Written under a
+ * temporary name, then hard-linked into place: a crash never leaves half a key behind, and of
+ * processes starting together exactly one creates the key (a rename would let a later one
+ * replace a key the first has already used).
+ */
 export function writeKeyFile(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  // Written under a temporary name, then renamed: a crash never leaves half a key behind.
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   fs.writeFileSync(temporary, `${text}\n`, { mode: 0o600, flag: 'wx' });
-  fs.renameSync(temporary, file);
+  try {
+    fs.linkSync(temporary, file);
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
 }
 
 /**
