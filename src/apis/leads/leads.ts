@@ -44,6 +44,15 @@ export interface CreateLeadRequest {
  * notification to every ACTIVE subscription of the agency, then the commit. The lead and its
  * notifications commit together; the lock is held only while the database runs them.
  */
+/**
+ * ISO 8601 lets a date-time leave out its zone (`2026-11-22T08:00:00`); the lead API's spec does not
+ * forbid it, so such a time is read as UTC, here, not by the session time zone of whichever
+ * database stores it.
+ */
+function submittedAt(text: string): Date {
+  return new Date(/(Z|[+-]\d\d:?\d\d)$/i.test(text) ? text : `${text}Z`);
+}
+
 export async function createLead(pool: pg.Pool, tenant: Tenant, body: CreateLeadRequest): Promise<{ requestId: string }> {
   const row: Omit<LeadRow, 'seq' | 'ingested_at'> = {
     id: randomUUID(),
@@ -51,7 +60,7 @@ export async function createLead(pool: pg.Pool, tenant: Tenant, body: CreateLead
     request_id: randomUUID(),
     category: 'CLASSIFIED',
     classified_id: body.classifiedId,
-    submitted_at: new Date(body.submittedDate),
+    submitted_at: submittedAt(body.submittedDate),
     email: body.email,
     first_name: body.firstName ?? null,
     last_name: body.lastName,
@@ -83,7 +92,7 @@ export async function createLead(pool: pg.Pool, tenant: Tenant, body: CreateLead
         row.request_id,
         row.category,
         row.classified_id,
-        body.submittedDate,
+        row.submitted_at,
         row.email,
         row.first_name,
         row.last_name,

@@ -11,8 +11,6 @@ const rateLimited = { scope: 'leads:read', rateLimit: { max: 10, timeWindow: 200
 const GENDERS = ['MALE', 'FEMALE', 'OTHER', 'PREFER_NOT_TO_DISCLOSE'] as const;
 const LANGUAGES = ['DE', 'EN', 'ES', 'FR', 'HE', 'IT', 'NL', 'PT', 'RU'] as const;
 const PHONE_TYPES = ['MOBILE', 'LANDLINE'] as const;
-/** Our bound (the spec sets none): a contact message, not a document. */
-export const MESSAGE_MAX_LENGTH = 4000;
 
 const phoneNumber = {
   type: 'object',
@@ -37,9 +35,14 @@ const createLeadRequest = {
     email: { type: 'string', format: 'email', maxLength: 254 },
     language: { type: 'string', enum: [...LANGUAGES], default: 'FR', description: 'FR when omitted' },
     phoneNumbers: { type: 'array', minItems: 1, maxItems: 10, items: phoneNumber },
-    message: { type: 'string', maxLength: MESSAGE_MAX_LENGTH },
+    // No bound of the spec's: up to the body limit.
+    message: { type: 'string' },
     classifiedId: { type: 'string', pattern: '^([0-9]{2})([1-9A-NP-Z]{10})$' },
-    submittedDate: { type: 'string', format: 'date-time' },
+    submittedDate: {
+      type: 'string',
+      format: 'iso-date-time',
+      description: 'ISO 8601 date-time; without a time zone (2026-11-22T08:00:00) it is read as UTC',
+    },
   },
 } as const;
 

@@ -19,12 +19,14 @@ const RATE_LIMIT = { max: 10, timeWindow: 200 };
 export const MAX_PAGE_SIZE = 100;
 
 const status = { type: 'string', enum: ['ACTIVE', 'INACTIVE'] } as const;
-// Visible ASCII only: deliveries are signed with the key's bytes, and the standardwebhooks
-// package reads a raw key one character per byte, so anything else would not verify.
+// The spec: a required string. Visible ASCII only: it travels as an HTTP header value, and
+// deliveries are signed with its bytes, which the standardwebhooks package reads one character
+// per byte. 1,024 characters at most: our bound, the spec sets none.
+export const API_KEY_MAX_LENGTH = 1024;
 const apiKey = {
   type: 'string',
-  minLength: 16,
-  maxLength: 256,
+  minLength: 1,
+  maxLength: API_KEY_MAX_LENGTH,
   pattern: '^[!-~]*$',
   writeOnly: true,
   description: 'Write-only: sent as X-Api-Key with every notification and the key of its Standard Webhooks signature (HMAC-SHA256 of its ASCII bytes)',
