@@ -134,12 +134,12 @@ function assertForbidden(result: HttpResult, detail: string): void {
   assert.equal(result.headers.get('www-authenticate'), null);
 }
 
-function assertHeaderProblem(result: HttpResult): void {
+function assertHeaderProblem(result: HttpResult, verb: 'must be' | 'is required' = 'must be'): void {
   assertProblem(result, 400, {
     type: '/problems/bad-request',
     title: 'Bad request',
     detail: 'Your request has not been validated',
-    errors: [{ name: 'User-Agent', reason: 'must be three space-separated name/version parts, e.g. "MyCrm/1.0.0 curl/7.52.1 debian/9".' }],
+    errors: [{ name: 'User-Agent', reason: `${verb} three space-separated name/version parts, e.g. "MyCrm/1.0.0 curl/7.52.1 debian/9".` }],
     errorSource: 'header',
   });
 }
@@ -152,21 +152,23 @@ function withoutUserAgent(target: string, headers: Record<string, string> = {}):
 const USER_AGENT_REQUIRED = 'Requests without a User-Agent header are refused';
 
 describe('User-Agent', () => {
-  it('a request without one is refused with 403 on every API root, before the token is looked at', async () => {
-    for (const descriptor of APIS) {
-      for (const environment of ['production', 'sandbox'] as const) {
-        const root = rootPath(descriptor, environment);
-        const withToken = await withoutUserAgent(url(descriptor, '/probe', environment), bearer(await token(root)));
-        assertForbidden(withToken, USER_AGENT_REQUIRED);
-        assertForbidden(await withoutUserAgent(url(descriptor, '/probe', environment)), USER_AGENT_REQUIRED);
-      }
+  it('a request without one, before the token is looked at: 400 (errorSource header) on the classifieds API, 403 (the firewall) on the listing import; the lead API needs none', async () => {
+    for (const environment of ['production', 'sandbox'] as const) {
+      const tokenOf = (descriptor: (typeof APIS)[number]) => token(rootPath(descriptor, environment));
+      assertHeaderProblem(await withoutUserAgent(url(caas, '/probe', environment), bearer(await tokenOf(caas))), 'is required');
+      assertHeaderProblem(await withoutUserAgent(url(caas, '/probe', environment)), 'is required');
+      assertForbidden(await withoutUserAgent(url(clim, '/probe', environment), bearer(await tokenOf(clim))), USER_AGENT_REQUIRED);
+      assertForbidden(await withoutUserAgent(url(clim, '/probe', environment)), USER_AGENT_REQUIRED);
+      assert.equal((await withoutUserAgent(url(leads, '/probe', environment), bearer(await tokenOf(leads)))).status, 200);
+      assertNoToken(await withoutUserAgent(url(leads, '/probe', environment)), 'The Authorization header with a Bearer token is required');
     }
   });
 
   it('an empty or blank one counts as missing', async () => {
-    const auth = bearer(await token('/seeker-leads/v1'));
-    assertForbidden(await http('GET', url(leads), { headers: { ...auth, 'user-agent': '' } }), USER_AGENT_REQUIRED);
-    assertForbidden(await http('GET', url(leads), { headers: { ...auth, 'user-agent': '   ' } }), USER_AGENT_REQUIRED);
+    const auth = bearer(await token('/import-listings/v1'));
+    assertForbidden(await http('GET', url(clim), { headers: { ...auth, 'user-agent': '' } }), USER_AGENT_REQUIRED);
+    assertForbidden(await http('GET', url(clim), { headers: { ...auth, 'user-agent': '   ' } }), USER_AGENT_REQUIRED);
+    assertHeaderProblem(await http('GET', url(caas), { headers: { ...bearer(await token('/caas/v4')), 'user-agent': '' } }), 'is required');
   });
 
   it('the classifieds API refuses a User-Agent that is not three name/version parts, with errorSource header', async () => {

@@ -338,24 +338,20 @@ describe('body, content type and routing problems', () => {
     ['a form', 'application/x-www-form-urlencoded', 'kind=A'],
     ['XML', 'application/xml', '<kind>A</kind>'],
   ] as const) {
-    it(`a body sent as ${name} is refused with 415`, async () => {
-      assertProblem(await postRaw(raw, contentType), 415, {
-        type: '/problems/unsupported-media-type',
-        title: 'Unsupported media type',
-        detail: `Content type "${contentType}" is not accepted; send application/json`,
-        errors: [{ name: 'Content-Type', reason: 'must be application/json' }],
+    it(`a body sent as ${name} is a 400 with errorSource contentType, as the contracts list it`, async () => {
+      assertProblem(await postRaw(raw, contentType), 400, {
+        ...VALIDATION,
+        errors: [{ name: 'Content-Type', reason: `must be application/json, got "${contentType}".` }],
         errorSource: 'contentType',
       });
     });
   }
 
-  it('a body without a content type is refused with 415', async () => {
+  it('a body without a content type is a 400 with errorSource contentType', async () => {
     const result = await withoutContentType(caas('/probe'), '{"kind": "A", "a": {}}');
-    assertProblem(result, 415, {
-      type: '/problems/unsupported-media-type',
-      title: 'Unsupported media type',
-      detail: 'Content type (none) is not accepted; send application/json',
-      errors: [{ name: 'Content-Type', reason: 'must be application/json' }],
+    assertProblem(result, 400, {
+      ...VALIDATION,
+      errors: [{ name: 'Content-Type', reason: 'must be application/json, none was given.' }],
       errorSource: 'contentType',
     });
   });

@@ -268,8 +268,11 @@ describe('GET {root}/openapi.json', () => {
     }
   }
 
-  it('still requires a User-Agent', async () => {
-    const result = await http('GET', `${server.base}/seeker-leads/v1/openapi.json`, { headers: { 'user-agent': '' } });
+  it('needs no User-Agent from the lead API (its spec names none) or the classifieds API (not an operation of its contract); the listing import firewall still wants one', async () => {
+    for (const root of ['/seeker-leads/v1', '/caas/v4']) {
+      assert.equal((await http('GET', `${server.base}${root}/openapi.json`, { headers: { 'user-agent': '' } })).status, 200, root);
+    }
+    const result = await http('GET', `${server.base}/import-listings/v1/openapi.json`, { headers: { 'user-agent': '' } });
     assert.equal(result.status, 403);
     assert.deepEqual(result.body, {
       type: '/problems/forbidden',

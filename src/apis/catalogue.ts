@@ -15,8 +15,12 @@ export interface ApiDescriptor {
   readonly scopePrefix: string;
   /** Every scope a client may hold for this API, wildcards included. */
   readonly scopes: readonly string[];
-  /** The classifieds API also requires the three-part `name/version` User-Agent form. */
-  readonly strictUserAgent: boolean;
+  /**
+   * What the API's contract asks of the User-Agent header: `three-part` (classifieds: required,
+   * `name/version` three times, else 400 with errorSource header), `firewall` (listing import:
+   * required, else 403 as the portal's firewall answers), `none` (leads: the spec names none).
+   */
+  readonly userAgent: 'three-part' | 'firewall' | 'none';
 }
 
 export const APIS: readonly ApiDescriptor[] = [
@@ -34,7 +38,7 @@ export const APIS: readonly ApiDescriptor[] = [
       'caas:classifieds:update',
       'caas:classifieds:delete',
     ],
-    strictUserAgent: true,
+    userAgent: 'three-part',
   },
   {
     id: 'clim',
@@ -52,7 +56,7 @@ export const APIS: readonly ApiDescriptor[] = [
       'clim:listings:delete',
       'clim:medias:create',
     ],
-    strictUserAgent: false,
+    userAgent: 'firewall',
   },
   {
     id: 'leads',
@@ -61,7 +65,7 @@ export const APIS: readonly ApiDescriptor[] = [
     root: '/seeker-leads/v1',
     scopePrefix: 'leads',
     scopes: ['leads:*', 'leads:read', 'leads:create', 'leads:webhooks'],
-    strictUserAgent: false,
+    userAgent: 'none',
   },
 ];
 

@@ -78,14 +78,13 @@ export function installGuard(app: FastifyInstance, api: ApiDescriptor, environme
 
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
-    const userAgent = request.headers['user-agent'];
-    if (userAgent === undefined || userAgent.trim() === '') {
-      throw forbidden('Requests without a User-Agent header are refused');
-    }
+    const userAgent = request.headers['user-agent']?.trim() ?? '';
+    if (api.userAgent === 'firewall' && userAgent === '') throw forbidden('Requests without a User-Agent header are refused');
     if (config.public === true) return;
-    if (api.strictUserAgent && !THREE_PART_USER_AGENT.test(userAgent)) {
+    if (api.userAgent === 'three-part' && !THREE_PART_USER_AGENT.test(request.headers['user-agent'] ?? '')) {
+      const reason = userAgent === '' ? 'is required' : 'must be';
       throw badRequest(
-        [{ name: 'User-Agent', reason: 'must be three space-separated name/version parts, e.g. "MyCrm/1.0.0 curl/7.52.1 debian/9".' }],
+        [{ name: 'User-Agent', reason: `${reason} three space-separated name/version parts, e.g. "MyCrm/1.0.0 curl/7.52.1 debian/9".` }],
         'header',
       );
     }

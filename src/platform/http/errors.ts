@@ -10,7 +10,7 @@ import {
   methodNotAllowed,
   notFound,
   payloadTooLarge,
-  unsupportedMediaType,
+  contentTypeRefused,
 } from './problems.js';
 import { installJsonBodies } from './jsonBody.js';
 import { continueTrace } from './tracing.js';
@@ -33,7 +33,7 @@ export function toProblem(error: FastifyError | Problem | Error, request: Fastif
   if (fastifyError.validation) return validationProblem(fastifyError.validation as never, fastifyError.validationContext ?? 'body');
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return unsupportedMediaType(request.headers['content-type'], ['application/json']);
+      return contentTypeRefused(request.headers['content-type']);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return payloadTooLarge(bodyLimit);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

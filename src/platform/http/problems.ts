@@ -95,6 +95,15 @@ export function unsupportedMediaType(contentType: string | undefined, accepted: 
   );
 }
 
+/**
+ * A JSON API's answer to a body of another content type: the contracts list a content type
+ * failing validation among the 400s, with errorSource contentType (not HTTP's 415).
+ */
+export function contentTypeRefused(contentType: string | undefined): Problem {
+  const given = contentType === undefined || contentType === '' ? 'none was given' : `got "${contentType}"`;
+  return badRequest([{ name: 'Content-Type', reason: `must be application/json, ${given}.` }], 'contentType');
+}
+
 export function tooManyRequests(retryAfterSeconds: number, detail: string): Problem {
   return new Problem(429, 'Too many requests', detail, {}, undefined, { 'retry-after': String(retryAfterSeconds) });
 }
