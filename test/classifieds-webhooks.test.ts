@@ -230,6 +230,13 @@ describe('PUT /webhooks and the status deliveries', () => {
     }
   });
 
+  it('accepts repeated statuses (the contract has no uniqueness rule) and stores each once', async () => {
+    const result = await call('PUT', '/webhooks', { url: 'https://hooks.example.org/repeats', statuses: ['CREATED', 'DELETED', 'CREATED'] });
+    assert.equal(result.status, 200, result.text);
+    const { rows } = await server.pool.query("SELECT statuses FROM caas_webhook_subscriptions WHERE url = 'https://hooks.example.org/repeats'");
+    assert.deepEqual(rows, [{ statuses: ['CREATED', 'DELETED'] }]);
+  });
+
   it('refuses a body with unknown members, a bad status and needs caas:classifieds:* (or caas:*)', async () => {
     const bad = await call('PUT', '/webhooks', { url: 'https://hooks.example.org/x', statuses: ['SHIPPED'], colour: 'red' });
     assert.equal(bad.status, 400);

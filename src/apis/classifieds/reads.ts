@@ -41,6 +41,14 @@ export interface Page<T> {
   nextToken?: string;
 }
 
+/**
+ * The contract's `limit` has no maximum; a page holds at most MAX_PAGE_SIZE (its documented
+ * default) whatever is asked, and nextToken continues.
+ */
+function pageSize(limit: number): number {
+  return Math.min(limit, MAX_PAGE_SIZE);
+}
+
 /** A page from `limit + 1` rows: the extra row only tells whether another page follows. */
 function pageOf<R extends { seq: number }, T>(rows: R[], limit: number, kind: CursorKind, item: (row: R) => T): Page<T> {
   const items = rows.slice(0, limit);
@@ -69,10 +77,10 @@ export async function listClassifieds(pool: pg.Pool, tenant: Tenant, query: List
                FROM classifieds
               WHERE deleted_at IS NULL AND ($1::bigint IS NULL OR seq < $1) AND ($2::text IS NULL OR offerer_estate_id = $2)
               ORDER BY seq DESC LIMIT $3`,
-      values: [before ?? null, query.offererEstateId ?? null, query.limit + 1],
+      values: [before ?? null, query.offererEstateId ?? null, pageSize(query.limit) + 1],
     },
   ]);
-  return pageOf(result!.rows as { seq: number; item: string }[], query.limit, 'classifieds', (row) => row.item);
+  return pageOf(result!.rows as { seq: number; item: string }[], pageSize(query.limit), 'classifieds', (row) => row.item);
 }
 
 export type ReadOne = { notModified: true; revision: number } | { notModified: false; revision: number; item: string };
@@ -130,11 +138,11 @@ export async function listStatuses(pool: pg.Pool, tenant: Tenant, id: string, qu
                 AND ($4::text[] IS NULL OR s.portals && $4)
                 AND (NOT $5 OR s.revision = (SELECT c.revision FROM classifieds c WHERE c.id = $1))
               ORDER BY s.seq DESC LIMIT $6`,
-      values: [id, before ?? null, query.statuses ?? null, query.portals ?? null, query.latest, query.limit + 1],
+      values: [id, before ?? null, query.statuses ?? null, query.portals ?? null, query.latest, pageSize(query.limit) + 1],
     },
     // An empty page is an unknown classified (404) or filters that matched nothing.
     { name: 'caas.classified_exists', text: 'SELECT 1 FROM classifieds WHERE id = $1', values: [id] },
   ]);
   if (known!.rowCount === 0) throw classifiedNotFound(id);
-  return pageOf(page!.rows as { seq: number; item: StatusItem }[], query.limit, 'statuses', (row) => row.item);
+  return pageOf(page!.rows as { seq: number; item: StatusItem }[], pageSize(query.limit), 'statuses', (row) => row.item);
 }

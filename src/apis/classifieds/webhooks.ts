@@ -38,7 +38,7 @@ export async function subscribe(pool: pg.Pool, sealer: Sealer, tenant: Tenant, s
         tenant.clientId,
         randomUUID(),
         url,
-        subscription.statuses ?? null,
+        subscription.statuses === undefined ? null : [...new Set(subscription.statuses)],
         sealer.seal(subscription.secret ?? randomBytes(24).toString('base64url'), WEBHOOK_SECRET),
         subscription.secret !== undefined,
       ],

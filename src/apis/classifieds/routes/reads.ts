@@ -6,7 +6,13 @@ import { MEDIA_STATUSES, PORTALS, STATUSES } from '../statuses.js';
 import { BOUND_MARK, BOUND_NOTE } from '../schema/bounds.js';
 import { CLASSIFIED_SCHEMA_ID, classifiedIdParams, type ClassifiedIdParams } from './shared.js';
 
-const limit = { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: MAX_PAGE_SIZE } as const;
+// No maximum, as in the contract: a larger limit is served a page of MAX_PAGE_SIZE.
+const limit = {
+  type: 'integer',
+  minimum: 1,
+  default: MAX_PAGE_SIZE,
+  description: `At most ${MAX_PAGE_SIZE} items come in a page whatever is asked; nextToken continues`,
+} as const;
 const nextToken = { type: 'string', description: 'The nextToken of the previous page' } as const;
 
 const etag = { type: 'string', pattern: '^"[0-9]+"$', description: 'The revision, quoted: grows with every acknowledged write' } as const;

@@ -1,3 +1,4 @@
+import { BOUND_MARK, BOUND_NOTE } from '../schema/bounds.js';
 import { sealerFor } from '../../../platform/secrets/sealer.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { checkTargetUrl, OutboundError } from '../../../platform/delivery/index.js';
@@ -12,7 +13,8 @@ const subscriptionBody = {
   additionalProperties: false,
   properties: {
     url: { type: 'string', format: 'uri', maxLength: 2048 },
-    statuses: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...STATUSES] } },
+    // The contract's Webhook.statuses has no uniqueness rule: repeats are accepted and stored once.
+    statuses: { type: 'array', maxItems: 100, [BOUND_MARK]: BOUND_NOTE, items: { type: 'string', enum: [...STATUSES] } },
     secret: {
       type: 'string',
       minLength: 16,
