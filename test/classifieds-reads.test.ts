@@ -132,6 +132,18 @@ const STATUS_VALUES = [
 
 const BAD_TOKEN = 'is not a nextToken this endpoint returned.';
 
+describe('members the contract leaves open', () => {
+  it('are accepted where the real document accepts them and come back as sent', async () => {
+    const body = classified('OPEN');
+    body.data.location.geometry = { type: 'Point', coordinates: [2.37, 48.86], bbox: [2.3, 48.8, 2.4, 48.9] };
+    body.data.links = { brochure: 'https://example.org/brochure.pdf' };
+    const id = await post(body);
+    const read = await get(`/classifieds/${id}`);
+    assert.equal(read.status, 200, read.text);
+    assert.deepEqual(read.body, { ...body, classifiedId: id });
+  });
+});
+
 describe('GET /classifieds: keyset pages, newest first, while writes go on', () => {
   /** The paging offerer's classifieds, oldest first, with their current payloads. */
   const created: string[] = [];

@@ -161,7 +161,10 @@ function applyConstraints(schema: JsonSchema, constraints: [string, string][], w
     } else if (key === 'pattern') {
       schema.pattern = value;
     } else if (key === 'additionalProperties' && value === 'false') {
-      // Every object gets additionalProperties: false anyway (the issue's rule); nothing to add.
+      // Unknown members are refused exactly where the reference refuses them, object by object:
+      // where it says nothing (GeoJSON geometries, links, the gsl contacts, ...), they are allowed
+      // and kept as sent.
+      schema.additionalProperties = false;
     } else if (key === 'default') {
       // Deliberately left out: bodies are stored as sent, never filled in. A `default` keyword here
       // would be filled in by any Ajv built with useDefaults (Fastify's default is), silently
@@ -261,7 +264,8 @@ class Generator {
       default:
         throw new Error(`${where}: unknown type ${row.type}`);
     }
-    if (row.type !== 'array') applyConstraints(schema, splitConstraints(row.constraints).own, where);
+    // A shared schema ($ref: MultiLingualText) carries its own constraints; siblings of $ref would be applied beside it.
+    if (row.type !== 'array' && schema.$ref === undefined) applyConstraints(schema, splitConstraints(row.constraints).own, where);
     if (row.deprecated) schema.deprecated = true;
     return schema;
   }
@@ -291,7 +295,7 @@ class Generator {
     if (JSON.stringify(expected) !== JSON.stringify([...((members.required as string[] | undefined) ?? [])].sort())) {
       throw new Error(`${where}: "required children" does not match the rows marked required_in_parent`);
     }
-    return { type: 'object', ...members, additionalProperties: false };
+    return { type: 'object', ...members };
   }
 
   /** `properties` (in the reference's order) and `required` of an object's member rows. */
