@@ -151,8 +151,8 @@ describe('processing a POST', () => {
       sub_status_details: null,
       media_statuses: [
         { url: `${mediaBase}/ok/b1.jpg`, status: 'CREATED' },
-        { url: `${mediaBase}/missing/b1.jpg`, status: 'DOWNLOADING_FAILED' },
-        { url: `${mediaBase}/text/b1.jpg`, status: 'CREATING_FAILED' },
+        { url: `${mediaBase}/missing/b1.jpg`, status: 'DOWNLOADING_FAILED', reason: 'the server answered 404' },
+        { url: `${mediaBase}/text/b1.jpg`, status: 'CREATING_FAILED', reason: 'content type "text/plain" does not fit mediaType PICTURE' },
       ],
     });
     const { rows } = await server.pool.query('SELECT url, fetch_error FROM classified_media WHERE classified_id = $1 ORDER BY url', [id]);
@@ -347,7 +347,14 @@ describe('media address policy', () => {
         async () => (await strict.pool.query("SELECT status, media_statuses FROM classified_statuses WHERE classified_id = $1 AND stage = 'accepted'", [id])).rows[0],
         (row) => row !== undefined,
       );
-      assert.deepEqual(last, { status: 'CREATED_WITH_MEDIA_ERROR', media_statuses: [{ url: `${mediaBase}/ok/ssrf.jpg`, status: 'DOWNLOADING_FAILED' }] });
+      assert.deepEqual(last, { status: 'CREATED_WITH_MEDIA_ERROR', media_statuses: [
+        {
+          url: `${mediaBase}/ok/ssrf.jpg`,
+          status: 'DOWNLOADING_FAILED',
+          reason: 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow',
+        },
+      ],
+    });
       const { rows } = await strict.pool.query('SELECT fetch_error FROM classified_media WHERE classified_id = $1', [id]);
       assert.match(rows[0].fetch_error, /^refused to connect to 127\.0\.0\.1: .* address; set ALLOW_PRIVATE_TARGETS=true to allow$/);
       assert.equal(hits.get('/ok/ssrf.jpg'), undefined);

@@ -1,6 +1,6 @@
 import { OutboundError, sharedOutbound, type Outbound } from '../../platform/delivery/index.js';
 import type { WorkContext } from '../../platform/work/stream.js';
-import type { MediaStatus } from './statuses.js';
+import type { MediaStatus, MediaStatusItem } from './statuses.js';
 
 /**
  * Media of a processed revision. A URL new to the classified is downloaded (bounded in time and
@@ -63,6 +63,7 @@ async function download(outbound: Outbound, item: MediaItem, signal: AbortSignal
 export interface KnownMedia {
   url: string;
   fetch_status: Outcome['status'] | null;
+  fetch_error: string | null;
   fetched_revision: number | null;
 }
 
@@ -107,14 +108,17 @@ export async function fetchMedia(items: readonly MediaItem[], context: WorkConte
 /**
  * The mediaStatuses of a revision, in the order of its media array: CREATED for a URL this
  * revision downloaded, UPDATED for one kept from an earlier revision that had been downloaded,
- * the failure otherwise. `known` must hold this revision's downloads already.
+ * the failure otherwise, with its `reason` (an immogate extension; the contract allows extra
+ * members there): a user must tell an offline CDN from an address the SSRF policy refused.
+ * `known` must hold this revision's downloads already.
  */
-export function mediaStatuses(wanted: readonly MediaItem[], known: readonly KnownMedia[], revision: number): { url: string; status: MediaStatus }[] {
+export function mediaStatuses(wanted: readonly MediaItem[], known: readonly KnownMedia[], revision: number): MediaStatusItem[] {
   const byUrl = new Map(known.map((row) => [row.url, row]));
   return wanted.map((item) => {
     const row = byUrl.get(item.url)!;
     const keptFromEarlier = row.fetched_revision !== revision;
-    return { url: item.url, status: row.fetch_status === 'CREATED' && keptFromEarlier ? 'UPDATED' : (row.fetch_status as MediaStatus) };
+    const status = row.fetch_status === 'CREATED' && keptFromEarlier ? 'UPDATED' : (row.fetch_status as MediaStatus);
+    return row.fetch_error === null ? { url: item.url, status } : { url: item.url, status, reason: row.fetch_error };
   });
 }
 

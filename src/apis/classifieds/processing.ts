@@ -50,7 +50,7 @@ const PENDING_WORK = `
                        FROM classified_revisions r
                       WHERE r.classified_id = c.classified_id AND r.processed_at IS NULL) r), '[]') AS revisions,
          coalesce((SELECT json_agg(m) FROM (
-                     SELECT url, fetch_status, fetched_revision FROM classified_media WHERE classified_id = c.classified_id) m), '[]') AS media,
+                     SELECT url, fetch_status, fetch_error, fetched_revision FROM classified_media WHERE classified_id = c.classified_id) m), '[]') AS media,
          ARRAY(SELECT jsonb_array_elements_text(payload -> 'portals') FROM classifieds WHERE id = c.classified_id) AS current_portals`;
 
 const CLAIM = `
@@ -139,7 +139,8 @@ async function processRevision(claimed: ClaimedClassified, revision: PendingRevi
   // Later revisions of this run see what this one downloaded.
   for (const result of fetched) {
     const row = claimed.media.find((known) => known.url === result.url);
-    if (row) Object.assign(row, { fetch_status: result.status, fetched_revision: revision.revision });
+    if (row) Object.assign(row, { fetch_status: result.status, fetch_error: result.error, fetched_revision: revision.revision });
+    if (result.error !== null) context.logger.info({ classifiedId: id, revision: revision.revision, status: result.status, reason: result.error }, 'a media could not be used');
   }
   const media = mediaStatuses(plan.wanted, claimed.media, revision.revision);
   const failed = media.filter((item) => item.status === 'DOWNLOADING_FAILED' || item.status === 'CREATING_FAILED').length;

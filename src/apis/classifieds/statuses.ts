@@ -23,6 +23,13 @@ export type Status = (typeof STATUSES)[number];
 export const MEDIA_STATUSES = ['CREATED', 'UPDATED', 'CREATING_FAILED', 'DOWNLOADING_FAILED'] as const;
 export type MediaStatus = (typeof MEDIA_STATUSES)[number];
 
+/** One media's outcome; `reason` (our extension) says why a failed one could not be used. */
+export interface MediaStatusItem {
+  url: string;
+  status: MediaStatus;
+  reason?: string;
+}
+
 export const PORTALS = ['SL', 'BUCOM', 'BD', 'SLC', 'SLN'] as const;
 export type Portal = (typeof PORTALS)[number];
 
@@ -54,7 +61,7 @@ export interface NewStatus {
   subStatusDetails?: string;
   message: string;
   portals: readonly string[];
-  mediaStatuses?: { url: string; status: MediaStatus }[];
+  mediaStatuses?: MediaStatusItem[];
   /** When its revision was acknowledged (the item's creationDate); unset: now, in the write that acknowledges it. */
   receivedAt?: string;
 }
@@ -130,6 +137,6 @@ export interface StatusItem {
   subStatusDetails?: string;
   message: string;
   statusDate: string;
-  mediaStatuses?: { url: string; status: MediaStatus }[];
+  mediaStatuses?: MediaStatusItem[];
   stage: Stage;
 }

@@ -41,7 +41,19 @@ const statusItem = {
     statusDate: { type: 'string', format: 'date-time' },
     mediaStatuses: {
       type: 'array',
-      items: { type: 'object', required: ['url', 'status'], properties: { url: { type: 'string' }, status: { type: 'string', enum: [...MEDIA_STATUSES] } } },
+      items: {
+        type: 'object',
+        required: ['url', 'status'],
+        properties: {
+          url: { type: 'string' },
+          status: { type: 'string', enum: [...MEDIA_STATUSES] },
+          reason: {
+            type: 'string',
+            description: 'immogate extension: why a failed media could not be used (DNS, address policy, timeout, HTTP status, content type, size)',
+            'x-immogate-extension': true,
+          },
+        },
+      },
     },
     stage: { type: 'string', enum: ['processed', 'analyzed', 'accepted', 'rejected'], description: 'immogate extension: the lifecycle stage of the status' },
   },
