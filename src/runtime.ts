@@ -54,12 +54,12 @@ export async function openDatabase(config: Config): Promise<Database> {
 
 export const DEMO_INTERMEDIARY = 'demo-agency';
 
-/** Applies pending migrations; returns the names applied. */
 /** Every column holding sealed secrets: the platform's and those the API modules declare. */
 export function sealedColumnsOf(modules: readonly ApiModule[]): SealedColumn[] {
   return [...PLATFORM_SEALED_COLUMNS, ...modules.flatMap((module) => module.sealedColumns ?? [])];
 }
 
+/** Applies pending migrations; returns the names applied. */
 export async function prepareDatabase(pool: Pool): Promise<string[]> {
   return migrate(pool);
 }
