@@ -32,6 +32,7 @@ export async function rotateKey(
     throw new SecretsKeyError('SECRETS_KEY is set: give the new key as SECRETS_KEY_NEW (or --new-key); create one with: openssl rand -base64 32');
   }
   const ring = loadKeyring(source, { create: false });
+  // Opens what is sealed with any key of the ring; re-wrapping needs no more (values already under the new key are left alone).
   const sealer = Sealer.withKeys(ring.current, ...ring.all.slice(1));
   // Clear values of an older version first, and a key in use that we lack stops here.
   await sealStoredSecrets(pool, sealer, columns);
@@ -43,27 +44,17 @@ export async function rotateKey(
     fs.rmSync(next, { force: true });
     writeKeyFile(next, targetText);
   }
-  const resealed = await rewrapAll(pool, Sealer.withKeys(ring.current, ...ring.all.slice(1), target), target, columns, (table, done) =>
-    progress(`${table}: ${done} re-sealed`),
-  );
-  if (fileMode) {
-    // The old key is linked aside before the new one replaces it in one rename: at no moment is
-    // there no secrets.key (a process starting then would create a key of its own).
-    const previous = keyFilePath(source.dataDir, '.previous');
-    fs.rmSync(previous, { force: true });
-    fs.linkSync(keyFilePath(source.dataDir), previous);
-    fs.renameSync(next, keyFilePath(source.dataDir));
-    return {
-      from: kekId(ring.current),
-      to: kekId(target),
-      resealed,
-      next: `${keyFilePath(source.dataDir)} holds the new key; restart the running immogate processes, then delete ${keyFilePath(source.dataDir, '.previous')}`,
-    };
+  const resealed = await rewrapAll(pool, sealer, target, columns, (table, done) => progress(`${table}: ${done} re-sealed`));
+  const rotation = { from: kekId(ring.current), to: kekId(target), resealed };
+  if (!fileMode) {
+    return { ...rotation, next: 'set SECRETS_KEY to the new key on every process (with SECRETS_KEY_PREVIOUS set to the old one until all have restarted)' };
   }
-  return {
-    from: kekId(ring.current),
-    to: kekId(target),
-    resealed,
-    next: 'set SECRETS_KEY to the new key on every process (with SECRETS_KEY_PREVIOUS set to the old one until all have restarted)',
-  };
+  // The old key is linked aside before the new one replaces it in one rename: at no moment is
+  // there no secrets.key (a process starting then would create a key of its own).
+  const current = keyFilePath(source.dataDir);
+  const previous = keyFilePath(source.dataDir, '.previous');
+  fs.rmSync(previous, { force: true });
+  fs.linkSync(current, previous);
+  fs.renameSync(next, current);
+  return { ...rotation, next: `${current} holds the new key; restart the running immogate processes, then delete ${previous}` };
 }

@@ -14,6 +14,8 @@ export interface SealedColumn {
   purpose(key: string): string;
   /** Where an older immogate kept the value in clear, when not in `column` itself (jsonb or bytea). */
   clearColumn?: string;
+  /** The rows whose secret may still be needed, when not all (SQL condition): the start-up key check reads only those. */
+  live?: string;
 }
 
 /** Webhook secrets (classified status webhooks, lead subscription apiKeys, and the copies their deliveries keep). */
@@ -23,14 +25,17 @@ export const WEBHOOK_SECRET = 'webhook-secret';
 export const PLATFORM_SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'signing_keys', column: 'private_jwk_sealed', key: 'kid', purpose: (kid) => `signing-key:${kid}`, clearColumn: 'private_jwk' },
   { table: 'blob_signing_keys', column: 'secret_sealed', key: 'id', purpose: () => 'blob-signing-key', clearColumn: 'secret' },
-  { table: 'webhook_deliveries', column: 'secret', key: 'id', purpose: () => WEBHOOK_SECRET },
+  // Deliveries are many: only those that may still be sent need their key at start.
+  { table: 'webhook_deliveries', column: 'secret', key: 'id', purpose: () => WEBHOOK_SECRET, live: "state IN ('PENDING', 'FAILED')" },
 ];
 
 const BATCH = 500;
 
-async function updateValues(client: pg.ClientBase, column: SealedColumn, keys: string[], values: string[]): Promise<void> {
+/** Sets the sealed values of the rows `keys`, emptying their clear column too when `clear` says so. */
+async function updateValues(client: pg.ClientBase, column: SealedColumn, keys: string[], values: string[], clear = false): Promise<void> {
+  const emptied = clear && column.clearColumn ? `, ${column.clearColumn} = NULL` : '';
   await client.query(
-    `UPDATE ${column.table} t SET ${column.column} = v.value
+    `UPDATE ${column.table} t SET ${column.column} = v.value${emptied}
        FROM unnest($1::text[], $2::text[]) AS v (key, value) WHERE t.${column.key}::text = v.key`,
     [keys, values],
   );
@@ -65,10 +70,12 @@ export async function sealStoredSecrets(pool: pg.Pool, sealer: Sealer, columns: 
         );
         if (rows.length === 0) break;
         const plain = (value: unknown) => (typeof value === 'string' || Buffer.isBuffer(value) ? value : JSON.stringify(value));
-        await client.query(
-          `UPDATE ${column.table} t SET ${column.column} = v.value${column.clearColumn ? `, ${clear} = NULL` : ''}
-             FROM unnest($1::text[], $2::text[]) AS v (key, value) WHERE t.${column.key}::text = v.key`,
-          [rows.map((row) => row.key), rows.map((row) => sealer.seal(plain(row.value), column.purpose(row.key)))],
+        await updateValues(
+          client,
+          column,
+          rows.map((row) => row.key),
+          rows.map((row) => sealer.seal(plain(row.value), column.purpose(row.key))),
+          true,
         );
         count += rows.length;
       }
@@ -86,13 +93,13 @@ export async function sealStoredSecrets(pool: pg.Pool, sealer: Sealer, columns: 
   return { sealed };
 }
 
-/** The KEK ids the stored values need. Deliveries are many: only those that may still be sent are looked at. */
+/** The KEK ids the stored values that may still be needed were sealed with. */
 async function keyIdsInUse(pool: pg.Pool, columns: readonly SealedColumn[]): Promise<string[]> {
   const ids = new Set<string>();
   for (const column of columns) {
-    const pending = column.table === 'webhook_deliveries' ? "AND state IN ('PENDING', 'FAILED')" : '';
+    const live = column.live === undefined ? '' : `AND ${column.live}`;
     const { rows } = await pool.query<{ id: string }>(
-      `SELECT DISTINCT split_part(${column.column}, '.', 2) AS id FROM ${column.table} WHERE ${column.column} IS NOT NULL ${pending}`,
+      `SELECT DISTINCT split_part(${column.column}, '.', 2) AS id FROM ${column.table} WHERE ${column.column} IS NOT NULL ${live}`,
     );
     for (const row of rows) ids.add(row.id);
   }
