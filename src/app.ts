@@ -44,8 +44,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     http: { headersTimeout: config.httpHeadersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
     connectionTimeout: config.httpIdleTimeoutSeconds * 1000,
     keepAliveTimeout: config.httpIdleTimeoutSeconds * 1000,
-    // Answers the router and Node's HTTP parser give before any route runs are problems too.
-    frameworkErrors: (error, request, reply) => sendProblem(reply, toProblem(error, request, config.bodyLimitBytes)),
+    // Answers the router and Node's HTTP parser give before any route runs are problems too; no
+    // onSend hook sees the router's, so its traceparent is set here.
+    frameworkErrors: (error, request, reply) =>
+      sendProblem(reply.header('traceparent', request.id), toProblem(error, request, config.bodyLimitBytes)),
     clientErrorHandler: answerClientError,
   });
   limitConnections(app.server, config.httpMaxConnections, logger);

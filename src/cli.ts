@@ -17,7 +17,7 @@ import { createPool, type Pool } from './platform/db/pool.js';
 import { createLogger } from './platform/log.js';
 import { openDatabase, prepareDatabase, sealedColumnsOf, startServices } from './runtime.js';
 import { rotateKey } from './platform/secrets/rotate.js';
-import { SecretsKeyError } from './platform/secrets/sealer.js';
+import { SecretsKeyError, keySourceOf } from './platform/secrets/sealer.js';
 import { eraseAuthor } from './apis/leads/erasure.js';
 import { redeliverLeadNotifications } from './apis/leads/notifications.js';
 import { API_MODULES } from './apis/index.js';
@@ -303,8 +303,7 @@ export function buildCli(): Command {
     .action(async (options: { newKey?: string }) => {
       const config = loadConfig();
       const newKey = options.newKey ?? (process.env.SECRETS_KEY_NEW || undefined);
-      const source = { secretsKey: config.secretsKey, previousKeys: config.secretsKeyPrevious, dataDir: config.dataDir };
-      const rotation = await withDatabase(config, (pool) => rotateKey(pool, source, sealedColumnsOf(API_MODULES), newKey, progress));
+      const rotation = await withDatabase(config, (pool) => rotateKey(pool, keySourceOf(config), sealedColumnsOf(API_MODULES), newKey, progress));
       print(json(), rotation, () => `re-sealed ${rotation.resealed} secret(s) from key ${rotation.from} to key ${rotation.to}\nnext: ${rotation.next}`);
     });
   const deliveries = program.command('deliveries').description('webhook deliveries of every API');

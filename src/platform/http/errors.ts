@@ -12,13 +12,11 @@ import {
   payloadTooLarge,
   contentTypeRefused,
 } from './problems.js';
-import { installJsonBodies } from './jsonBody.js';
+import { EMPTY_BODY, installJsonBodies } from './jsonBody.js';
 import { continueTrace } from './tracing.js';
 import { validationProblem } from './validation.js';
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
-  // Also for answers of the router, which no onSend hook sees.
-  reply.header('traceparent', reply.request.id);
   for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
   return reply
     .code(problem.status)
@@ -37,7 +35,7 @@ export function toProblem(error: FastifyError | Problem | Error, request: Fastif
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return payloadTooLarge(bodyLimit);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return badRequest([{ name: '', reason: 'The body is empty but the content type is application/json.' }], 'body');
+      return badRequest([{ name: '', reason: EMPTY_BODY }], 'body');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badRequest([{ name: 'Content-Length', reason: 'does not match the length of the body.' }], 'header');
     case 'FST_ERR_BAD_URL':

@@ -31,7 +31,8 @@ export const MAX_JSON_DEPTH = 64;
 export const MAX_JSON_ITEMS = 10_000;
 export const MAX_JSON_MEMBERS = 1_000;
 
-const EMPTY_BODY = 'The body is empty but the content type is application/json.';
+/** Said by our parser and by Fastify's own check, whichever sees an empty JSON body first. */
+export const EMPTY_BODY = 'The body is empty but the content type is application/json.';
 
 /**
  * JSON bodies read as bytes, so invalid UTF-8 is refused rather than silently replaced by U+FFFD
@@ -100,13 +101,14 @@ interface Frame {
   next: number;
 }
 
-function pointerOf(stack: Frame[], key?: string): string {
+/** The pointer of the value each frame of the stack is at. */
+function pointerOf(stack: Frame[]): string {
   let pointer = '';
   for (const frame of stack) {
     const step = frame.keys ? (frame.keys[frame.next - 1] as string) : String(frame.next - 1);
     pointer += `/${escapeStep(step)}`;
   }
-  return key === undefined ? pointer : `${pointer}/${escapeStep(key)}`;
+  return pointer;
 }
 
 function escapeStep(step: string): string {

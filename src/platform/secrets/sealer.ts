@@ -145,9 +145,8 @@ export class Sealer {
 
   /** The sealer of a process: its keyring from `source`, read again when a value needs a key it lacks (a rotation). */
   static open(source: KeySource): Sealer {
-    const load = () => loadKeyring(source, { create: true });
     const sealer = new Sealer(() => loadKeyring(source, { create: false }));
-    sealer.use(load());
+    sealer.use(loadKeyring(source, { create: true }));
     return sealer;
   }
 
@@ -229,11 +228,22 @@ const sealers = new WeakMap<object, Sealer>();
  * The sealer of a configuration, opened once: every part of a process that stores or reads a
  * secret asks for it here, so the keyring is read (or the key file created) once.
  */
-export function sealerFor(config: { secretsKey: string | undefined; secretsKeyPrevious: readonly string[]; dataDir: string }): Sealer {
+export function sealerFor(config: KeyConfig): Sealer {
   let sealer = sealers.get(config);
   if (!sealer) {
-    sealer = Sealer.open({ secretsKey: config.secretsKey, previousKeys: config.secretsKeyPrevious, dataDir: config.dataDir });
+    sealer = Sealer.open(keySourceOf(config));
     sealers.set(config, sealer);
   }
   return sealer;
+}
+
+/** The settings the keys come from (a Config has them). */
+export interface KeyConfig {
+  secretsKey: string | undefined;
+  secretsKeyPrevious: readonly string[];
+  dataDir: string;
+}
+
+export function keySourceOf(config: KeyConfig): KeySource {
+  return { secretsKey: config.secretsKey, previousKeys: config.secretsKeyPrevious, dataDir: config.dataDir };
 }
