@@ -99,11 +99,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   );
   for (const api of APIS) {
     const module = deps.apis.find((candidate) => candidate.api.id === api.id);
+    const document = module?.openApiDocument?.(config.publicUrl);
     for (const environment of ENVIRONMENTS) {
       await app.register(
         async (scoped) => {
           installGuard(scoped, api, environment, { pool, keys, publicUrl: config.publicUrl });
-          openApiRoute(scoped, api);
+          openApiRoute(scoped, api, document);
           if (module) await module.routes(scoped, { config, pool, logger });
         },
         { prefix: rootPath(api, environment) },

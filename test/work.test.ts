@@ -179,7 +179,16 @@ describe('a work stream', () => {
 
   it('shares the items between two workers, each run by one of them', { timeout: 30_000 }, async () => {
     const stream = 'test:shared';
-    const slow = async () => void (await sleep(15));
+    // An item ends only once both workers have started one (or after 10 s, twice the idle poll),
+    // so under load the first worker cannot finish all 40 before the second claims its share.
+    const starters = new Set<string>();
+    const bothStarted = deferred();
+    const slow = async (_item: Item, context: WorkContext) => {
+      starters.add(context.workerId);
+      if (starters.size === 2) bothStarted.resolve();
+      await Promise.race([bothStarted.promise, sleep(10_000, undefined, { ref: false })]);
+      await sleep(15);
+    };
     await withWorker([testStream(stream, slow, 2)], (first) =>
       withWorker([testStream(stream, slow, 2)], async (second) => {
         await add(stream, Array.from({ length: 40 }, (_, i) => 300 + i));

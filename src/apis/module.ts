@@ -32,6 +32,11 @@ export interface ApiModule {
   sealedColumns?: readonly SealedColumn[];
   /** Hooks of the webhook delivery machinery for the API's subscriptions (a 410 ends a subscription). */
   deliverySources?: DeliverySources;
+  /**
+   * The API's OpenAPI document, served at {root}/openapi.json in place of the one generated from
+   * the route schemas (the classifieds API serves the real document with its extensions marked).
+   */
+  openApiDocument?(publicUrl: string): object;
   routes(app: FastifyInstance, deps: ApiDependencies): Promise<void>;
   /** Operator routes, registered under /admin behind ADMIN_TOKEN; they act across every agency. */
   adminRoutes?(app: FastifyInstance, deps: ApiDependencies): Promise<void>;

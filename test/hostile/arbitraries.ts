@@ -20,13 +20,16 @@ export interface Operation {
 const MAX_DEPTH = 6;
 const MAX_ITEMS = 3;
 
+/** A local $ref: a component, or any node of the document (the real one points into a component). */
 function resolve(document: OpenApiDocument, schema: Schema): Schema {
   const ref = schema.$ref;
   if (typeof ref !== 'string') return schema;
-  const name = ref.replace('#/components/schemas/', '');
-  const target = document.components?.schemas?.[name];
-  if (!target) throw new Error(`unresolved ${ref}`);
-  return resolve(document, target);
+  const target = ref
+    .slice(2)
+    .split('/')
+    .reduce<unknown>((node, step) => (node as Record<string, unknown> | undefined)?.[step.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+  if (target === undefined) throw new Error(`unresolved ${ref}`);
+  return resolve(document, target as Schema);
 }
 
 function stringOf(schema: Schema): fc.Arbitrary<string> {

@@ -1,6 +1,7 @@
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { APIS } from '../catalogue.js';
 import type { ApiModule } from '../module.js';
+import { classifiedsOpenApi } from './openapi.js';
 import { processingStream } from './processing.js';
 import { retentionTask } from './retention.js';
 import { readRoutes } from './routes/reads.js';
@@ -18,6 +19,7 @@ export const classifiedsApi: ApiModule = {
   tasks: [retentionTask],
   sealedColumns: [{ table: 'caas_webhook_subscriptions', column: 'secret', key: 'subscription_id', purpose: () => WEBHOOK_SECRET }],
   deliverySources: { [SOURCE]: { onGone: (client, subscriptionId) => removeGone(client, subscriptionId), subscriptionStates } },
+  openApiDocument: classifiedsOpenApi,
   async routes(app, deps) {
     await writeRoutes(app, deps);
     await readRoutes(app, deps);

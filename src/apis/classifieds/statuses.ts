@@ -33,7 +33,8 @@ export interface MediaStatusItem {
 export const PORTALS = ['SL', 'BUCOM', 'BD', 'SLC', 'SLN'] as const;
 export type Portal = (typeof PORTALS)[number];
 
-export type Stage = 'processed' | 'analyzed' | 'accepted' | 'rejected';
+export const STAGES = ['processed', 'analyzed', 'accepted', 'rejected'] as const;
+export type Stage = (typeof STAGES)[number];
 export type Operation = 'POST' | 'PUT' | 'DELETE';
 
 /** processed = received; analyzed = the checking step; accepted or rejected = its outcome. */

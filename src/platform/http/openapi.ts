@@ -107,10 +107,10 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
   });
 }
 
-/** The `{root}/openapi.json` route of one API root. */
-export function openApiRoute(app: FastifyInstance, api: ApiDescriptor): void {
+/** The `{root}/openapi.json` route of one API root: `document` when the API brings its own, else the generated one. */
+export function openApiRoute(app: FastifyInstance, api: ApiDescriptor, document?: object): void {
   const name = decoratorName(api);
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () =>
-    (app as unknown as Record<string, () => unknown>)[name]?.(),
+    document ?? (app as unknown as Record<string, () => unknown>)[name]?.(),
   );
 }

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { entityTags } from '../../../platform/http/etags.js';
 import type { ApiDependencies } from '../../module.js';
 import { MAX_PAGE_SIZE, listClassifieds, listStatuses, readClassified, type Page } from '../reads.js';
-import { MEDIA_STATUSES, PORTALS, STATUSES } from '../statuses.js';
+import { MEDIA_STATUSES, PORTALS, STAGES, STATUSES } from '../statuses.js';
 import { BOUND_MARK, BOUND_NOTE } from '../schema/bounds.js';
-import { CLASSIFIED_SCHEMA_ID, classifiedIdParams, type ClassifiedIdParams } from './shared.js';
+import { CLASSIFIED_SCHEMA_ID, SCOPES, classifiedIdParams, type ClassifiedIdParams } from './shared.js';
 
 // No maximum, as in the contract: a larger limit is served a page of MAX_PAGE_SIZE.
 const limit = {
@@ -55,7 +55,7 @@ const statusItem = {
         },
       },
     },
-    stage: { type: 'string', enum: ['processed', 'analyzed', 'accepted', 'rejected'], description: 'immogate extension: the lifecycle stage of the status' },
+    stage: { type: 'string', enum: [...STAGES], description: 'immogate extension: the lifecycle stage of the status' },
   },
 } as const;
 
@@ -86,7 +86,7 @@ export async function readRoutes(app: FastifyInstance, { pool }: ApiDependencies
   app.get<{ Querystring: ListQuerystring }>(
     '/classifieds',
     {
-      config: { scope: 'caas:classifieds:read' },
+      config: { scope: SCOPES.getClassifieds },
       ...documentedOnly,
       schema: {
         querystring: {
@@ -106,7 +106,7 @@ export async function readRoutes(app: FastifyInstance, { pool }: ApiDependencies
   app.get<{ Params: ClassifiedIdParams; Headers: { 'if-none-match'?: string } }>(
     '/classifieds/:classifiedId',
     {
-      config: { scope: 'caas:classifieds:read' },
+      config: { scope: SCOPES.GetClassified },
       ...documentedOnly,
       schema: {
         params: classifiedIdParams,
@@ -128,7 +128,7 @@ export async function readRoutes(app: FastifyInstance, { pool }: ApiDependencies
   app.get<{ Params: ClassifiedIdParams; Querystring: StatusesQuerystring }>(
     '/classifieds/:classifiedId/statuses',
     {
-      config: { scope: 'caas:classifieds:read' },
+      config: { scope: SCOPES.getClassifiedStatuses },
       schema: {
         params: classifiedIdParams,
         querystring: {

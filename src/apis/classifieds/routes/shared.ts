@@ -1,4 +1,17 @@
 /** Route schema pieces shared by the classifieds routes. */
+
+/** The scope each operation requires, by the contract's operationId; the served OpenAPI document lists them too. */
+export const SCOPES = {
+  createClassified: 'caas:classifieds:create',
+  getClassifieds: 'caas:classifieds:read',
+  GetClassified: 'caas:classifieds:read',
+  updateClassified: 'caas:classifieds:update',
+  deleteClassified: 'caas:classifieds:delete',
+  getClassifiedStatuses: 'caas:classifieds:read',
+  createSubscriptionToWebhook: 'caas:classifieds:*',
+  deleteSubscriptionToWebhook: 'caas:classifieds:*',
+} as const;
+
 export const CLASSIFIED_SCHEMA_ID = 'CaasClassified';
 
 export const classifiedIdParams = {

@@ -6,11 +6,12 @@ import { badRequest } from '../../../platform/http/problems.js';
 import type { ApiDependencies } from '../../module.js';
 import { STATUSES } from '../statuses.js';
 import { subscribe, unsubscribe, type Subscription } from '../webhooks.js';
+import { SCOPES } from './shared.js';
 
-const subscriptionBody = {
+// Open as the contract's Webhook is: members it does not name are accepted and ignored.
+export const subscriptionBody = {
   type: 'object',
   required: ['url'],
-  additionalProperties: false,
   properties: {
     url: { type: 'string', format: 'uri', maxLength: 2048 },
     // The contract's Webhook.statuses has no uniqueness rule: repeats are accepted and stored once.
@@ -36,7 +37,7 @@ export async function webhookRoutes(app: FastifyInstance, { pool, config }: ApiD
   const sealer = sealerFor(config);
   app.put<{ Body: Subscription }>(
     '/webhooks',
-    { config: { scope: 'caas:classifieds:*' }, schema: { body: subscriptionBody, response: success } },
+    { config: { scope: SCOPES.createSubscriptionToWebhook }, schema: { body: subscriptionBody, response: success } },
     async (request, reply) => {
       try {
         checkTargetUrl(request.body.url, config);
@@ -49,7 +50,7 @@ export async function webhookRoutes(app: FastifyInstance, { pool, config }: ApiD
     },
   );
 
-  app.delete('/webhooks', { config: { scope: 'caas:classifieds:*' }, schema: { response: success } }, async (request, reply) => {
+  app.delete('/webhooks', { config: { scope: SCOPES.deleteSubscriptionToWebhook }, schema: { response: success } }, async (request, reply) => {
     await unsubscribe(pool, request.tenant!);
     return sendSuccess(reply);
   });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiDependencies } from '../../module.js';
 import type { Classified } from '../schema/classified.js';
 import { createClassified, deleteClassified, updateClassified } from '../writes.js';
-import { CLASSIFIED_SCHEMA_ID, acknowledgement, acknowledgementBody, classifiedIdParams, type ClassifiedIdParams } from './shared.js';
+import { CLASSIFIED_SCHEMA_ID, SCOPES, acknowledgement, acknowledgementBody, classifiedIdParams, type ClassifiedIdParams } from './shared.js';
 
 const body = { $ref: `${CLASSIFIED_SCHEMA_ID}#` };
 
@@ -10,7 +10,7 @@ const body = { $ref: `${CLASSIFIED_SCHEMA_ID}#` };
 export async function writeRoutes(app: FastifyInstance, { pool }: ApiDependencies): Promise<void> {
   app.post<{ Body: Classified }>(
     '/classifieds',
-    { config: { scope: 'caas:classifieds:create' }, schema: { body, response: { 202: acknowledgement } } },
+    { config: { scope: SCOPES.createClassified }, schema: { body, response: { 202: acknowledgement } } },
     async (request, reply) => {
       const ack = await createClassified(pool, request.tenant!, request.body, request.rawJson ?? undefined);
       return reply.code(202).header('etag', `"${ack.revision}"`).send(acknowledgementBody(ack.classifiedId));
@@ -20,7 +20,7 @@ export async function writeRoutes(app: FastifyInstance, { pool }: ApiDependencie
   app.put<{ Body: Classified; Params: ClassifiedIdParams }>(
     '/classifieds/:classifiedId',
     {
-      config: { scope: 'caas:classifieds:update' },
+      config: { scope: SCOPES.updateClassified },
       schema: {
         params: classifiedIdParams,
         headers: { type: 'object', properties: { 'if-match': { type: 'string' } } },
@@ -36,7 +36,7 @@ export async function writeRoutes(app: FastifyInstance, { pool }: ApiDependencie
 
   app.delete<{ Params: ClassifiedIdParams }>(
     '/classifieds/:classifiedId',
-    { config: { scope: 'caas:classifieds:delete' }, schema: { params: classifiedIdParams, response: { 202: acknowledgement } } },
+    { config: { scope: SCOPES.deleteClassified }, schema: { params: classifiedIdParams, response: { 202: acknowledgement } } },
     async (request, reply) => {
       const ack = await deleteClassified(pool, request.tenant!, request.params.classifiedId);
       return reply.code(202).header('etag', `"${ack.revision}"`).send(acknowledgementBody(ack.classifiedId));

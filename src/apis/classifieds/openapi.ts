@@ -1,0 +1,249 @@
+/*
+ * The OpenAPI document served at {root}/openapi.json: the real classifieds document 4.0.2
+ * (reference/caas-v4-openapi.facts.json) as it is, with immogate's servers and every addition of
+ * ours marked `x-immogate-extension`: `true` on an object immogate added (a property, parameter,
+ * response or media type), or the list of the keys immogate added to (or appended to) in a node
+ * of the real document. Nothing of the real document is removed or changed; the test that diffs
+ * the two holds us to that. Every addition names the node it goes to, and a node the reference no
+ * longer has throws, so a new reference version cannot be overlaid half-understood.
+ */
+import reference from '../../../reference/caas-v4-openapi.facts.json' with { type: 'json' };
+import { MAX_PAGE_SIZE } from './reads.js';
+import { SCOPES } from './routes/shared.js';
+import { subscriptionBody } from './routes/webhooks.js';
+import { BOUND_MARK } from './schema/bounds.js';
+import { classifiedSchema } from './schema/classified.js';
+import { STAGES } from './statuses.js';
+
+export const EXTENSION_MARK = 'x-immogate-extension';
+/** What immogate answers problems with; the real document names `application/json+problem`. */
+const PROBLEM_TYPE = 'application/problem+json';
+
+type Node = Record<string, unknown>;
+
+function isNode(value: unknown): value is Node {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function ours<T extends Node>(node: T): T & { [EXTENSION_MARK]: true } {
+  return { ...node, [EXTENSION_MARK]: true };
+}
+
+function resolve(root: Node, ref: string): Node {
+  return at(root, ref.slice(1));
+}
+
+/** The node at a JSON pointer; a missing one means the reference changed under us. */
+function at(root: Node, pointer: string): Node {
+  let node: unknown = root;
+  for (const step of pointer.split('/').slice(1)) {
+    const key = step.replace(/~1/g, '/').replace(/~0/g, '~');
+    node = isNode(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
+    if (node === undefined) throw new Error(`caas OpenAPI overlay: the reference has no ${pointer}`);
+  }
+  if (!isNode(node)) throw new Error(`caas OpenAPI overlay: ${pointer} is not an object`);
+  return node;
+}
+
+/** Adds a member of ours to a node of the reference (never replacing one of its members). */
+function add(node: Node, key: string, value: Node): void {
+  if (key in node) throw new Error(`caas OpenAPI overlay: ${key} is already in the reference`);
+  node[key] = ours(value);
+}
+
+/**
+ * Adds keywords to a node of the reference, or values at the end of one of its arrays (an enum),
+ * and lists those keys in the node's mark; a value of the reference is never replaced.
+ */
+function extend(node: Node, additions: Node): void {
+  const marked = Array.isArray(node[EXTENSION_MARK]) ? (node[EXTENSION_MARK] as string[]) : [];
+  for (const [key, value] of Object.entries(additions)) {
+    const existing = node[key];
+    if (existing === undefined) node[key] = value;
+    else if (Array.isArray(existing) && Array.isArray(value)) node[key] = [...existing, ...value.filter((item) => !existing.includes(item))];
+    else if (existing !== value) throw new Error(`caas OpenAPI overlay: would change ${key} of the reference`);
+    if (!marked.includes(key)) marked.push(key);
+  }
+  node[EXTENSION_MARK] = marked;
+}
+
+/** Sets prose: the facts document carries none, so a description never replaces a contract fact. */
+function describe(node: Node, description: string): void {
+  if (node.description !== undefined) throw new Error('caas OpenAPI overlay: the reference already describes this node');
+  node.description = description;
+}
+
+type Operations = Record<string, Node>;
+
+function operationsOf(document: Node): Operations {
+  const operations: Operations = {};
+  for (const methods of Object.values(document.paths as Record<string, Record<string, Node>>)) {
+    for (const operation of Object.values(methods)) operations[operation.operationId as string] = operation;
+  }
+  return operations;
+}
+
+const TRACEPARENT = { $ref: '#/components/headers/traceparent' };
+const ETAG = { type: 'string', pattern: '^"\\d+"$' };
+
+function problemResponse(description: string, schemaName: string): Node {
+  return {
+    description,
+    headers: { traceparent: TRACEPARENT },
+    content: { [PROBLEM_TYPE]: { schema: { $ref: `#/components/schemas/${schemaName}` } } },
+  };
+}
+
+function overlayOperations(document: Node): void {
+  const operations = operationsOf(document);
+  for (const [operationId, scope] of Object.entries(SCOPES)) {
+    const operation = operations[operationId];
+    if (!operation) throw new Error(`caas OpenAPI overlay: the reference has no operation ${operationId}`);
+    operation['x-immogate-scope'] = scope;
+  }
+  const responses = (operationId: keyof typeof SCOPES): Node => operations[operationId]?.responses as Node;
+
+  const getOne = operations.GetClassified as Node;
+  (getOne.parameters as Node[]).push(
+    ours({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      schema: { type: 'string' },
+      description: 'An ETag of an earlier answer: the answer is a 304 without a body while the classified is at that revision',
+    }),
+  );
+  add(responses('GetClassified'), '304', {
+    description: 'Not modified: If-None-Match names the current ETag',
+    headers: { traceparent: TRACEPARENT, ETag: { schema: ETAG } },
+  });
+  for (const operationId of ['createClassified', 'updateClassified', 'deleteClassified'] as const) {
+    const accepted = at(responses(operationId), '/202/headers');
+    add(accepted, 'ETag', { schema: ETAG, description: 'The revision this write creates, as GET /classifieds/{classifiedId} will show it' });
+  }
+
+  // Answers immogate gives where the reference lists none: a bad parameter or User-Agent, a token
+  // without the scope, a body over the size limit.
+  const badParameter = 'A parameter or the User-Agent header fails validation';
+  add(responses('getClassifieds'), '400', problemResponse(badParameter, 'ValidationErrorResponse'));
+  add(responses('GetClassified'), '400', problemResponse(badParameter, 'ValidationErrorResponse'));
+  add(responses('deleteSubscriptionToWebhook'), '403', problemResponse('The token lacks the scope', 'ResourceAccessScopeForbiddenError'));
+  for (const operationId of ['createClassified', 'updateClassified', 'createSubscriptionToWebhook'] as const) {
+    add(responses(operationId), '413', problemResponse('The body is larger than the server accepts (BODY_LIMIT_BYTES)', 'ErrorResponse'));
+  }
+
+  const pageNote = `At most ${MAX_PAGE_SIZE} items come in a page whatever is asked; nextToken continues`;
+  const listLimit = (operations.getClassifieds?.parameters as Node[]).find((parameter) => parameter.name === 'limit') as Node;
+  extend(listLimit.schema as Node, { minimum: 1 });
+  describe(listLimit, pageNote);
+  const statusParameters = operations.getClassifiedStatuses?.parameters as Node[];
+  const statusLimit = statusParameters.find((parameter) => parameter.name === 'limit') as Node;
+  extend(statusLimit.schema as Node, { minimum: 1, default: MAX_PAGE_SIZE });
+  describe(statusLimit, pageNote);
+  describe(statusParameters.find((parameter) => parameter.name === 'current') as Node, 'Deprecated: accepted and ignored');
+  extend(statusParameters.find((parameter) => parameter.name === 'classifiedId')?.schema as Node, { format: 'uuid' });
+}
+
+/** Every error answer documented also under the content type immogate sends, beside the real one. */
+function overlayProblemTypes(document: Node): void {
+  for (const operation of Object.values(operationsOf(document))) {
+    for (const [status, response] of Object.entries(operation.responses as Record<string, Node>)) {
+      const content = response.content as Record<string, Node> | undefined;
+      if (!content || !(status === 'default' || Number(status) >= 400) || content[PROBLEM_TYPE]) continue;
+      const documented = content['application/json+problem'] ?? content['application/json'];
+      if (documented) add(content, PROBLEM_TYPE, { schema: structuredClone(documented.schema) });
+    }
+  }
+}
+
+function overlaySchemas(document: Node): void {
+  const schemas = at(document, '/components/schemas');
+  const webhook = at(schemas, '/Webhook/properties');
+  const ourWebhook = subscriptionBody.properties;
+  add(webhook, 'secret', { ...ourWebhook.secret });
+  extend(webhook.url as Node, { maxLength: ourWebhook.url.maxLength });
+  extend(webhook.statuses as Node, { maxItems: ourWebhook.statuses.maxItems });
+  (webhook.statuses as Node)[BOUND_MARK] = ourWebhook.statuses[BOUND_MARK];
+
+  const status = at(schemas, '/ClassifiedStatus/properties');
+  add(status, 'stage', {
+    type: 'string',
+    enum: [...STAGES],
+    description: "The status's stage of the lifecycle: processed (received), analyzed (being checked), accepted or rejected",
+  });
+  add(at(status, '/mediaStatuses/items/properties'), 'reason', {
+    type: 'string',
+    description: 'Why a failed media could not be used: DNS, address policy, timeout, HTTP status, content type, size',
+  });
+
+  // The classifieds spec answers a header failing validation (User-Agent) with errorSource "header".
+  extend(at(schemas, '/ValidationErrorResponse/allOf/1/properties/errorSource'), { enum: ['header'] });
+  overlayArrayBounds(document);
+}
+
+/**
+ * Calls `visit` with every array schema under `schema` and its path (`/media/[]/tags`, and
+ * `/data/location/geometry<2>/coordinates` in the third of several alternatives: the GeoJSON
+ * variants nest their coordinates differently). `$ref`s are followed within `root`; the parts of
+ * an allOf, and a lone alternative, add nothing to the path.
+ */
+function eachArray(root: Node, schema: Node, visit: (array: Node, path: string) => void, path = '', open = new Set<Node>()): void {
+  if (open.has(schema)) return;
+  open.add(schema);
+  if (typeof schema.$ref === 'string') eachArray(root, resolve(root, schema.$ref), visit, path, open);
+  for (const member of (schema.allOf as Node[] | undefined) ?? []) eachArray(root, member, visit, path, open);
+  for (const combinator of ['anyOf', 'oneOf']) {
+    const alternatives = (schema[combinator] as Node[] | undefined) ?? [];
+    alternatives.forEach((member, i) => eachArray(root, member, visit, alternatives.length > 1 ? `${path}<${i}>` : path, open));
+  }
+  for (const [name, property] of Object.entries((schema.properties as Record<string, Node> | undefined) ?? {})) {
+    eachArray(root, property, visit, `${path}/${name}`, open);
+  }
+  if (isNode(schema.items)) {
+    visit(schema, path);
+    eachArray(root, schema.items, visit, `${path}/[]`, open);
+  }
+  open.delete(schema);
+}
+
+/**
+ * The arrays the reference leaves unbounded carry a maxItems of ours in the request schema
+ * (schema/generate.ts); the same bound goes onto the reference's array at the same data path.
+ */
+function overlayArrayBounds(document: Node): void {
+  const generated = classifiedSchema as Node;
+  const bounds = new Map<string, Node>();
+  eachArray(generated, generated, (array, path) => {
+    if (array[BOUND_MARK] !== undefined) bounds.set(path, array);
+  });
+  const met = new Set<string>();
+  const classified = at(document, '/components/schemas/AvivClassified');
+  eachArray(document, classified, (array, path) => {
+    const bound = bounds.get(path);
+    if (!bound) return;
+    met.add(path);
+    // A component reached along two paths takes both bounds, so they must agree.
+    if (array.maxItems !== undefined && array.maxItems !== bound.maxItems) throw new Error(`caas OpenAPI overlay: two bounds for ${path}`);
+    extend(array, { maxItems: bound.maxItems });
+    array[BOUND_MARK] = bound[BOUND_MARK];
+  });
+  const unmet = [...bounds.keys()].filter((path) => !met.has(path));
+  if (unmet.length > 0) throw new Error(`caas OpenAPI overlay: the reference has no array at ${unmet.join(', ')}`);
+}
+
+/** The served document for a server reachable at `publicUrl`. */
+export function classifiedsOpenApi(publicUrl: string): Node {
+  const document = structuredClone(reference) as Node;
+  document.servers = [
+    { url: `${publicUrl}/caas/v4`, description: 'production' },
+    { url: `${publicUrl}/sandbox/caas/v4`, description: 'sandbox' },
+  ];
+  const info = document.info as Node;
+  info.title = 'Classifieds ingestion API';
+  info.description =
+    "The real classifieds ingestion API 4.0.2 as immogate serves it. immogate's additions are marked x-immogate-extension: true on what it added, or the list of the keys it added to a node of the real document.";
+  overlayOperations(document);
+  overlayProblemTypes(document);
+  overlaySchemas(document);
+  return document;
+}

@@ -1,0 +1,245 @@
+/*
+ * The served classifieds OpenAPI document is the real one (reference/caas-v4-openapi.facts.json)
+ * plus immogate's additions, each marked x-immogate-extension: the document is diffed against the
+ * reference, and any difference not so marked fails.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { classifiedSchema } from '../src/apis/classifieds/schema/classified.js';
+import { createTestDatabase, http, startTestServer, type TestDatabase, type TestServer } from './helpers.js';
+
+type Node = Record<string, unknown>;
+
+const MARK = 'x-immogate-extension';
+const PROSE = new Set(['description', 'summary', 'title']);
+const REFERENCE_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../reference/caas-v4-openapi.facts.json');
+const reference = JSON.parse(fs.readFileSync(REFERENCE_FILE, 'utf8')) as Node;
+
+let database: TestDatabase;
+let server: TestServer;
+
+before(async () => {
+  database = await createTestDatabase();
+  server = await startTestServer(database);
+});
+
+after(async () => {
+  await server.close();
+  await database.drop();
+});
+
+function step(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function isNode(value: unknown): value is Node {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isOurs(value: unknown): boolean {
+  return isNode(value) && value[MARK] === true;
+}
+
+/**
+ * Every difference between the reference and the served document that no mark allows. Allowed:
+ * an added object marked `x-immogate-extension: true` (and anything inside it), an added key in the
+ * x-immogate- namespace, a key listed in its node's `x-immogate-extension` list (added there, or an
+ * array of the reference extended at its end), array items appended as marked objects, and prose
+ * (description, summary, title as text), which the facts document was stripped of.
+ */
+function unmarkedDifferences(expected: unknown, served: unknown, at = ''): string[] {
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(served)) return [`${at}: an array became ${JSON.stringify(served)}`];
+    const differences = expected.flatMap((item, i) => unmarkedDifferences(item, served[i], `${at}/${i}`));
+    served.slice(expected.length).forEach((item, i) => {
+      if (!isOurs(item)) differences.push(`${at}/${expected.length + i}: added without a mark`);
+    });
+    return differences;
+  }
+  if (isNode(expected)) {
+    if (!isNode(served)) return [`${at}: an object became ${JSON.stringify(served)}`];
+    const listed = Array.isArray(served[MARK]) ? (served[MARK] as string[]) : [];
+    const differences: string[] = [];
+    for (const [key, value] of Object.entries(expected)) {
+      const where = `${at}/${step(key)}`;
+      if (!(key in served)) differences.push(`${where}: removed`);
+      else if (listed.includes(key) && Array.isArray(value) && Array.isArray(served[key])) {
+        differences.push(...unmarkedDifferences(value, (served[key] as unknown[]).slice(0, value.length), where));
+      } else differences.push(...unmarkedDifferences(value, served[key], where));
+    }
+    for (const [key, value] of Object.entries(served)) {
+      if (key in expected || key.startsWith('x-immogate-') || listed.includes(key) || isOurs(value)) continue;
+      if (PROSE.has(key) && typeof value === 'string') continue;
+      differences.push(`${at}/${step(key)}: added without a mark`);
+    }
+    return differences;
+  }
+  return JSON.stringify(expected) === JSON.stringify(served) ? [] : [`${at}: ${JSON.stringify(expected)} became ${JSON.stringify(served)}`];
+}
+
+/** The servers compared by their paths: the host is the operator's. */
+function withServerPaths(document: Node): Node {
+  const servers = (document.servers as { url: string }[]).map((server) => ({ ...server, url: new URL(server.url).pathname }));
+  return { ...document, servers };
+}
+
+/** JSON pointer → mark of every marked node. */
+function marks(node: unknown, at = '', found: Record<string, unknown> = {}): Record<string, unknown> {
+  if (Array.isArray(node)) node.forEach((item, i) => marks(item, `${at}/${i}`, found));
+  else if (isNode(node)) {
+    if (node[MARK] !== undefined) found[at] = node[MARK];
+    for (const [key, value] of Object.entries(node)) marks(value, `${at}/${step(key)}`, found);
+  }
+  return found;
+}
+
+async function served(root: string): Promise<Node> {
+  const result = await http('GET', `${server.base}${root}/openapi.json`);
+  assert.equal(result.status, 200);
+  assert.equal(result.headers.get('content-type'), 'application/json; charset=utf-8');
+  return result.body as Node;
+}
+
+describe('the served classifieds OpenAPI document', () => {
+  it('is the real document where nothing is marked, on both roots', async () => {
+    for (const root of ['/caas/v4', '/sandbox/caas/v4']) {
+      const document = await served(root);
+      assert.deepEqual(unmarkedDifferences(withServerPaths(reference), withServerPaths(document)), [], root);
+      assert.deepEqual(document.servers, [
+        { url: `${server.base}/caas/v4`, description: 'production' },
+        { url: `${server.base}/sandbox/caas/v4`, description: 'sandbox' },
+      ]);
+      assert.deepEqual(document.info, {
+        version: '4.0.2',
+        title: 'Classifieds ingestion API',
+        description:
+          "The real classifieds ingestion API 4.0.2 as immogate serves it. immogate's additions are marked x-immogate-extension: true on what it added, or the list of the keys it added to a node of the real document.",
+      });
+    }
+  });
+
+  it('fails the diff on any unmarked removal, change or addition', async () => {
+    const document = structuredClone(await served('/caas/v4'));
+    const paths = document.paths as Record<string, Record<string, Node>>;
+    const list = paths['/classifieds']?.get as Node;
+    ((list.parameters as Node[])[3]?.schema as Node).default = 100;
+    delete (list.responses as Node)['403'];
+    ((document.components as Node).schemas as Record<string, Node>).Webhook!.additionalProperties = false;
+    (paths['/classifieds/{classifiedId}']?.get?.parameters as Node[]).push({ name: 'X-Debug', in: 'header' });
+    assert.deepEqual(unmarkedDifferences(withServerPaths(reference), withServerPaths(document)), [
+      '/paths/~1classifieds/get/parameters/3/schema/default: 250 became 100',
+      '/paths/~1classifieds/get/responses/403: removed',
+      '/paths/~1classifieds~1{classifiedId}/get/parameters/4: added without a mark',
+      '/components/schemas/Webhook/additionalProperties: added without a mark',
+    ]);
+  });
+
+  it('marks exactly the additions of immogate', async () => {
+    const found = marks(await served('/caas/v4'));
+    const problemTypes = Object.keys(found).filter((pointer) => pointer.endsWith('/application~1problem+json'));
+    const bounds = Object.entries(found).filter(([, mark]) => JSON.stringify(mark) === '["maxItems"]');
+    const rest = Object.fromEntries(Object.entries(found).filter(([pointer, mark]) => !problemTypes.includes(pointer) && JSON.stringify(mark) !== '["maxItems"]'));
+    assert.deepEqual(rest, {
+      '/paths/~1classifieds/post/responses/202/headers/ETag': true,
+      '/paths/~1classifieds/post/responses/413': true,
+      '/paths/~1classifieds/get/parameters/3/schema': ['minimum'],
+      '/paths/~1classifieds/get/responses/400': true,
+      '/paths/~1classifieds~1{classifiedId}/get/parameters/3': true,
+      '/paths/~1classifieds~1{classifiedId}/get/responses/304': true,
+      '/paths/~1classifieds~1{classifiedId}/get/responses/400': true,
+      '/paths/~1classifieds~1{classifiedId}/put/responses/202/headers/ETag': true,
+      '/paths/~1classifieds~1{classifiedId}/put/responses/413': true,
+      '/paths/~1classifieds~1{classifiedId}/delete/responses/202/headers/ETag': true,
+      '/paths/~1classifieds~1{classifiedId}~1statuses/get/parameters/2/schema': ['format'],
+      '/paths/~1classifieds~1{classifiedId}~1statuses/get/parameters/7/schema': ['minimum', 'default'],
+      '/paths/~1webhooks/put/responses/413': true,
+      '/paths/~1webhooks/delete/responses/403': true,
+      '/components/schemas/Webhook/properties/url': ['maxLength'],
+      '/components/schemas/Webhook/properties/secret': true,
+      '/components/schemas/ClassifiedStatus/properties/mediaStatuses/items/properties/reason': true,
+      '/components/schemas/ClassifiedStatus/properties/stage': true,
+      '/components/schemas/ValidationErrorResponse/allOf/1/properties/errorSource': ['enum'],
+    });
+    // Every error answer of the real document also under the content type immogate sends.
+    const errorAnswers = Object.values((reference.paths as Record<string, Record<string, Node>>))
+      .flatMap((methods) => Object.values(methods))
+      .flatMap((operation) => Object.entries(operation.responses as Record<string, Node>))
+      .filter(([status, response]) => (status === 'default' || Number(status) >= 400) && response.content !== undefined);
+    assert.equal(problemTypes.length, errorAnswers.length);
+    // One bound for each array the request schema bounds, plus PUT /webhooks' statuses.
+    const generatedBounds = JSON.stringify(classifiedSchema).split('"x-immogate-bound"').length - 1;
+    assert.equal(bounds.length, generatedBounds + 1);
+  });
+
+  it('keeps the real operations, parameters, answers and content types, and shows the extensions', async () => {
+    const document = await served('/caas/v4');
+    const paths = document.paths as Record<string, Record<string, Node>>;
+    const operations = Object.values(paths).flatMap((methods) => Object.values(methods));
+    assert.deepEqual(
+      operations.map((operation) => [operation.operationId, operation['x-immogate-scope']]),
+      [
+        ['createClassified', 'caas:classifieds:create'],
+        ['getClassifieds', 'caas:classifieds:read'],
+        ['GetClassified', 'caas:classifieds:read'],
+        ['updateClassified', 'caas:classifieds:update'],
+        ['deleteClassified', 'caas:classifieds:delete'],
+        ['getClassifiedStatuses', 'caas:classifieds:read'],
+        ['createSubscriptionToWebhook', 'caas:classifieds:*'],
+        ['deleteSubscriptionToWebhook', 'caas:classifieds:*'],
+      ],
+    );
+    const getOne = paths['/classifieds/{classifiedId}']?.get as Node;
+    assert.deepEqual((getOne.parameters as Node[]).slice(1), [
+      { $ref: '#/components/parameters/traceparentHeader' },
+      { $ref: '#/components/parameters/userAgentHeader' },
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: 'An ETag of an earlier answer: the answer is a 304 without a body while the classified is at that revision',
+        [MARK]: true,
+      },
+    ]);
+    assert.deepEqual((getOne.responses as Node)['304'], {
+      description: 'Not modified: If-None-Match names the current ETag',
+      headers: { traceparent: { $ref: '#/components/headers/traceparent' }, ETag: { schema: { type: 'string', pattern: '^"\\d+"$' } } },
+      [MARK]: true,
+    });
+    const statuses = paths['/classifieds/{classifiedId}/statuses']?.get as Node;
+    assert.deepEqual((statuses.parameters as Node[]).find((parameter) => parameter.name === 'current'), {
+      name: 'current',
+      in: 'query',
+      schema: { type: 'string' },
+      deprecated: true,
+      description: 'Deprecated: accepted and ignored',
+    });
+    const components = document.components as Record<string, Record<string, Node>>;
+    assert.deepEqual(components.schemas?.Webhook, {
+      type: 'object',
+      required: ['url'],
+      properties: {
+        url: { type: 'string', format: 'url', maxLength: 2048, [MARK]: ['maxLength'] },
+        statuses: {
+          type: 'array',
+          items: (((reference.components as Node).schemas as Record<string, Node>).Webhook?.properties as Record<string, Node>).statuses?.items,
+          maxItems: 100,
+          [MARK]: ['maxItems'],
+          'x-immogate-bound': 'maxItems added by immogate: the contract sets no bound',
+        },
+        secret: {
+          type: 'string',
+          minLength: 16,
+          maxLength: 256,
+          description: 'immogate extension: the key of the Standard Webhooks signature of each delivery. Generated when absent.',
+          [MARK]: true,
+        },
+      },
+    });
+    const badRequest = (paths['/classifieds']?.post?.responses as Record<string, Node>)['400']?.content as Node;
+    assert.deepEqual(Object.keys(badRequest), ['application/json+problem', 'application/problem+json']);
+  });
+});
