@@ -12,6 +12,7 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { ALL_SCOPES } from '../../src/apis/catalogue.js';
 import { realisticClassified } from '../fixtures/classifieds.js';
+import { readAsIntended } from '../fixtures/contract.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { berlinRentApartment } from '../fixtures/listings.js';
 import { USER_AGENT, createTestDatabase, getToken, makeClient, startTestServer, type TestDatabase, type TestServer } from '../helpers.js';
@@ -73,47 +74,24 @@ function requestArbitrary(document: OpenApiDocument, method: string, route: stri
   return fc.record({ path, query, body });
 }
 
-/** The documented schema of a status, compiled against the whole document so its $refs resolve. */
+/**
+ * The documented schema of a status, compiled against the whole document so its $refs resolve,
+ * read as its authors meant it: an allOf assembles one object from its parts (the classified plus
+ * classifiedId; a price from PriceCommon, PriceInformation and Accounting), so a part's
+ * additionalProperties: false applies to the assembled object, not to each part alone.
+ */
 function responseValidators(document: OpenApiDocument): (path: string, method: string, status: number) => ValidateFunction | undefined {
-  const ajv = new Ajv({ strict: false, allErrors: true });
+  const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
   (addFormats as unknown as (ajv: Ajv) => void)(ajv);
-  ajv.addSchema(readAllOfAsIntended(document) as unknown as Schema, 'openapi');
+  const base = 'https://immogate.test/served.json';
+  ajv.addSchema(readAsIntended(document as unknown as Schema, base));
   const escape = (step: string) => step.replace(/~/g, '~0').replace(/\//g, '~1');
   return (path, method, status) => {
     const content = document.paths[path]?.[method]?.responses[String(status)]?.content?.['application/json'];
     if (!content) return undefined;
     const pointer = ['paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema'].map(escape).join('/');
-    return ajv.compile({ $ref: `openapi#/${pointer}` });
+    return ajv.compile({ $ref: `${base}#/${pointer}` });
   };
-}
-
-/**
- * The classifieds contract extends its closed classified (additionalProperties: false) with
- * `classifiedId` through allOf, which plain JSON Schema can never satisfy: every member refuses the
- * other's properties. The document means "the classified plus classifiedId" (what
- * unevaluatedProperties would say), so a schema referenced from an allOf is read here without its
- * own additionalProperties: false. Nothing else is relaxed.
- */
-function readAllOfAsIntended(document: OpenApiDocument): OpenApiDocument {
-  const copy = structuredClone(document);
-  const schemas = copy.components?.schemas ?? {};
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(walk);
-    if (node === null || typeof node !== 'object') return;
-    const record = node as Record<string, unknown>;
-    if (Array.isArray(record.allOf)) {
-      for (const member of record.allOf as Array<Record<string, unknown>>) {
-        const name = typeof member.$ref === 'string' ? member.$ref.replace('#/components/schemas/', '') : undefined;
-        const target = name === undefined ? undefined : schemas[name];
-        if (name === undefined || !target || target.additionalProperties !== false) continue;
-        schemas[`${name}InAllOf`] ??= { ...target, additionalProperties: true };
-        member.$ref = `#/components/schemas/${name}InAllOf`;
-      }
-    }
-    Object.values(record).forEach(walk);
-  };
-  walk(copy.paths);
-  return copy;
 }
 
 const PROBLEM_MEMBERS = ['type', 'title', 'status', 'detail', 'instance'];
