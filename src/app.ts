@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { APIS, ENVIRONMENTS, rootPath } from './apis/catalogue.js';
+import { APIS, ENVIRONMENTS, rootPath } from './platform/catalogue.js';
 import { deliverySourcesOf, type ApiModule } from './apis/module.js';
 import type { Config } from './config.js';
 import { installAdminGuard } from './platform/auth/admin.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ALL_SCOPES } from '../src/apis/catalogue.js';
+import { ALL_SCOPES } from '../src/platform/catalogue.js';
 import { listClients } from '../src/platform/auth/clients.js';
 import { verifySecret } from '../src/platform/auth/secrets.js';
 import { listMigrations } from '../src/platform/db/migrate.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, generateKeyPair, importJWK, type JWK, type JWTPayload } from 'jose';
-import { APIS, rootPath, type ApiDescriptor } from '../src/apis/catalogue.js';
+import { APIS, rootPath, type ApiDescriptor } from '../src/platform/catalogue.js';
 import type { ApiModule } from '../src/apis/module.js';
 import { disableClient } from '../src/platform/auth/clients.js';
 import {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { APIS, type ApiDescriptor } from '../src/apis/catalogue.js';
+import { APIS, type ApiDescriptor } from '../src/platform/catalogue.js';
 import type { ApiModule } from '../src/apis/module.js';
 import {
   TRACEPARENT,

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { APIS } from '../src/apis/catalogue.js';
+import { APIS } from '../src/platform/catalogue.js';
 import type { ApiModule } from '../src/apis/module.js';
 import { createTestDatabase, getToken, http, makeClient, startTestServer, type TestDatabase, type TestServer } from './helpers.js';
 

@@ -6,7 +6,7 @@ import type { Logger } from '../platform/log.js';
 import type { SealedColumn } from '../platform/secrets/stored.js';
 import type { ScheduledTask } from '../platform/work/schedule.js';
 import type { WorkStream } from '../platform/work/stream.js';
-import type { ApiDescriptor } from './catalogue.js';
+import type { ApiDescriptor } from '../platform/catalogue.js';
 
 /** What an API's routes may use: the platform's shared pieces, nothing of another API. */
 export interface ApiDependencies {

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { ALL_SCOPES } from '../../src/apis/catalogue.js';
+import { ALL_SCOPES } from '../../src/platform/catalogue.js';
 import { realisticClassified } from '../fixtures/classifieds.js';
 import { readAsIntended } from '../fixtures/contract.js';
 import { leadRequest } from '../fixtures/leads.js';

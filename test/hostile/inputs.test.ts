@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ALL_SCOPES } from '../../src/apis/catalogue.js';
+import { ALL_SCOPES } from '../../src/platform/catalogue.js';
 import { realisticClassified } from '../fixtures/classifieds.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { berlinRentApartment } from '../fixtures/listings.js';

@@ -1,5 +1,5 @@
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
-import { APIS } from '../catalogue.js';
+import { APIS } from '../../platform/catalogue.js';
 import type { ApiModule } from '../module.js';
 import { classifiedsOpenApi } from './openapi.js';
 import { processingStream } from './processing.js';

@@ -1,5 +1,5 @@
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
-import { APIS } from '../catalogue.js';
+import { APIS } from '../../platform/catalogue.js';
 import type { ApiModule } from '../module.js';
 import { leadAdminRoutes } from './admin.js';
 import { leadRoutes } from './routes/leads.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Environment } from '../catalogue.js';
+import type { Environment } from '../../platform/catalogue.js';
 import { deliveriesCte, redeliverWebhooks, SKIP_REASONS, type Redelivery } from '../../platform/delivery/index.js';
 import { API_KEY_HEADER, deliveryHooks, SOURCE } from './subscriptions.js';
 

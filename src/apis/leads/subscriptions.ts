@@ -2,7 +2,7 @@ import type { Sealer } from '../../platform/secrets/sealer.js';
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { Environment } from '../catalogue.js';
+import type { Environment } from '../../platform/catalogue.js';
 import type { Tenant } from '../../platform/db/tenant.js';
 import { execute } from '../../platform/db/pool.js';
 import { withTenant } from '../../platform/db/tenant.js';

@@ -1,4 +1,4 @@
-import { APIS } from '../catalogue.js';
+import { APIS } from '../../platform/catalogue.js';
 import type { ApiModule } from '../module.js';
 import { mediaSweepTask } from './medias.js';
 import { listingRequestSchema } from './model/schema.js';

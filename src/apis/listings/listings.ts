@@ -6,7 +6,7 @@ import { badRequest, notFound, type FieldError, type Problem } from '../../platf
 import type { BlobStore } from '../../platform/blobs/index.js';
 import { attachMedia, detachListingMedia } from './medias.js';
 import { checkListing, isPublished, type Warning } from './model/rules.js';
-import type { ListingRequest } from './model/schema.js';
+import type { ListingRequest } from './model/types.js';
 
 /**
  * Listings: create, update, delete, read one, page through the ids. Every query runs inside

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type pg from 'pg';
-import type { Environment } from '../catalogue.js';
+import type { Environment } from '../../platform/catalogue.js';
 import type { ApiDependencies } from '../module.js';
 import { openBlobStore, type BlobStore } from '../../platform/blobs/index.js';
 import { BlobTooLarge, LocalBlobStore } from '../../platform/blobs/local.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { ALL_SCOPES, ENVIRONMENTS, type Environment } from '../../apis/catalogue.js';
+import { ALL_SCOPES, ENVIRONMENTS, type Environment } from '../catalogue.js';
 import { hashSecret, newSecret } from './secrets.js';
 
 export interface Client {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import { rootPath, type ApiDescriptor, type Environment } from '../../apis/catalogue.js';
+import { rootPath, type ApiDescriptor, type Environment } from '../catalogue.js';
 import type { Tenant } from '../db/tenant.js';
 import { badRequest, forbidden, insufficientScope, unauthorized } from '../http/problems.js';
 import type { KeyStore } from './keys.js';

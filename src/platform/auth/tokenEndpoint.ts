@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import { audiences, type Audience } from '../../apis/catalogue.js';
+import { audiences, type Audience } from '../catalogue.js';
 import type { Metrics } from '../metrics.js';
 import { findActiveClient, recordIssuance, type Client } from './clients.js';
 import type { KeyStore } from './keys.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
-import type { BlobStat, BlobStore, PresignedUpload, PresignRequest } from './index.js';
+import type { BlobStat, BlobStore, PresignedUpload, PresignRequest } from './store.js';
 import { assertSafeKey } from './keys.js';
 
 export class BlobTooLarge extends Error {

@@ -1,7 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../../config.js';
-import type { BlobStat, BlobStore, PresignedUpload, PresignRequest } from './index.js';
+import type { BlobStat, BlobStore, PresignedUpload, PresignRequest } from './store.js';
 import { assertSafeKey } from './keys.js';
 
 function missing(error: unknown): boolean {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Environment } from '../../apis/catalogue.js';
+import type { Environment } from '../catalogue.js';
 import { inTransaction, transaction, type Statement } from './pool.js';
 
 /** Whom a request acts for: the environment of the API root it called and the agency of its token. */

@@ -1,6 +1,6 @@
 import { sealedWith } from '../secrets/sealer.js';
 import type pg from 'pg';
-import type { Environment } from '../../apis/catalogue.js';
+import type { Environment } from '../catalogue.js';
 
 /**
  * The API modules' side of webhook delivery: schedule a message inside the write it belongs

@@ -3,7 +3,7 @@ import { WEBHOOK_SECRET } from '../secrets/stored.js';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import type { Config } from '../../config.js';
-import type { Environment } from '../../apis/catalogue.js';
+import type { Environment } from '../catalogue.js';
 import { Batcher, eachAlone } from '../db/batcher.js';
 import { inTransaction } from '../db/pool.js';
 import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../work/stream.js';

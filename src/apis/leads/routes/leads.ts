@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { APIS, rootPath } from '../../catalogue.js';
+import { APIS, rootPath } from '../../../platform/catalogue.js';
 import type { ApiDependencies } from '../../module.js';
 import { createLead, listLeads, MAX_PAGE_SIZE, readLead, type CreateLeadRequest, type LeadQuery } from '../leads.js';
 

@@ -1,4 +1,4 @@
-import type { ListingRequest } from './schema.js';
+import type { ListingRequest } from './types.js';
 
 /**
  * A complete apiRequest that passes the schema and every business rule: a rent apartment in

@@ -21,7 +21,8 @@ import {
   PROJECT_ESTATE_SUB_TYPES,
   RENT_AMOUNT_RULES,
 } from './matrices.js';
-import { listingRequestSchema, type FieldKind, type ListingRequest } from './schema.js';
+import { listingRequestSchema, type FieldKind } from './schema.js';
+import type { ListingRequest } from './types.js';
 
 export interface RuleError {
   /** JSON pointer of the offending member of the body. */

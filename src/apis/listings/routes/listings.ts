@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { APIS, rootPath } from '../../catalogue.js';
+import { APIS, rootPath } from '../../../platform/catalogue.js';
 import type { ApiDependencies } from '../../module.js';
 import type { BlobStore } from '../../../platform/blobs/index.js';
 import { createListing, deleteListing, listListings, PAGE_SIZE, readListing, updateListing } from '../listings.js';
 import { mediaStore } from '../medias.js';
-import { LISTING_REQUEST_SCHEMA_ID, type ListingRequest } from '../model/schema.js';
+import { LISTING_REQUEST_SCHEMA_ID } from '../model/schema.js';
+import type { ListingRequest } from '../model/types.js';
 
 const CLIM = APIS.find((api) => api.id === 'clim')!;
 

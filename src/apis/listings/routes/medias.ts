@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Environment } from '../../catalogue.js';
+import type { Environment } from '../../../platform/catalogue.js';
 import type { ApiDependencies } from '../../module.js';
 import { LocalBlobStore } from '../../../platform/blobs/local.js';
 import { createMedia, MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, mediaStore, receiveUpload, UPLOAD_URL_SECONDS, type NewMedia } from '../medias.js';

@@ -1,0 +1,97 @@
+/*
+ * The import graph of src/: the platform never imports an API, no API imports another, and no
+ * module imports itself through others (type-only imports count: a cycle of types is still a
+ * tangle a reader has to unpick). Read from the TypeScript sources, so no build layout matters.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SOURCE = path.join(ROOT, 'src');
+// Static imports and re-exports (`from '...'`), side-effect imports and dynamic import() of relative modules.
+const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(?\s*)'(\.{1,2}\/[^']+)'/g;
+
+function sourceFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => (entry.isDirectory() ? sourceFiles(path.join(dir, entry.name)) : entry.name.endsWith('.ts') ? [path.join(dir, entry.name)] : []));
+}
+
+/** Each module (path relative to src/) with the modules of src/ it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(SOURCE)) {
+    const text = fs.readFileSync(file, 'utf8');
+    const targets = [...text.matchAll(SPECIFIER)]
+      .map((match) => path.resolve(path.dirname(file), match[1] as string).replace(/\.js$/, '.ts'))
+      .filter((target) => target.startsWith(SOURCE) && target.endsWith('.ts'));
+    graph.set(path.relative(SOURCE, file), [...new Set(targets.map((target) => path.relative(SOURCE, target)))]);
+  }
+  return graph;
+}
+
+/** The strongly connected components of more than one module (Tarjan), each sorted. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) as number);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (stack.includes(next)) low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string | undefined;
+    do {
+      member = stack.pop() as string;
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+/** The API folder a module belongs to (`apis/leads/routes/x.ts` → `leads`), if any. */
+function apiOf(module: string): string | undefined {
+  const [top, api, ...rest] = module.split(path.sep);
+  return top === 'apis' && rest.length > 0 ? api : undefined;
+}
+
+describe('the import graph of src/', () => {
+  const graph = importGraph();
+
+  it('reads every module', () => {
+    assert.ok(graph.size > 100, `${graph.size} modules`);
+    assert.ok((graph.get(path.join('apis', 'classifieds', 'index.ts')) ?? []).length > 0);
+  });
+
+  it('has no arrow from platform/ to apis/', () => {
+    const upward = [...graph].flatMap(([module, targets]) =>
+      module.startsWith(`platform${path.sep}`) ? targets.filter((target) => target.startsWith(`apis${path.sep}`)).map((target) => `${module} -> ${target}`) : [],
+    );
+    assert.deepEqual(upward, []);
+  });
+
+  it('has no arrow from one API to another', () => {
+    const across = [...graph].flatMap(([module, targets]) => {
+      const from = apiOf(module);
+      return from === undefined ? [] : targets.filter((target) => apiOf(target) !== undefined && apiOf(target) !== from).map((target) => `${module} -> ${target}`);
+    });
+    assert.deepEqual(across, []);
+  });
+
+  it('has no cycle', () => {
+    assert.deepEqual(cycles(graph), []);
+  });
+});
