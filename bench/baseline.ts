@@ -7,10 +7,14 @@ import http from 'node:http';
 import pg from 'pg';
 
 const insert = process.env.BENCH_INSERT === '1';
-const pool = insert ? new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) }) : undefined;
+const pool = insert
+  ? new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) })
+  : undefined;
 if (pool) {
   await pool.query('CREATE SCHEMA IF NOT EXISTS bench');
-  await pool.query('CREATE TABLE IF NOT EXISTS bench.baseline (id bigserial PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
+  await pool.query(
+    'CREATE TABLE IF NOT EXISTS bench.baseline (id bigserial PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
+  );
 }
 
 const answer = JSON.stringify({ accepted: true });

@@ -20,7 +20,12 @@ const template: Body = (() => {
       location: data.location,
       prices: {
         currency: prices.currency,
-        buy: { price: prices.buy.price, minBuy: prices.buy.minBuy, operatingCosts: prices.buy.operatingCosts, parkingPrice: prices.buy.parkingPrice },
+        buy: {
+          price: prices.buy.price,
+          minBuy: prices.buy.minBuy,
+          operatingCosts: prices.buy.operatingCosts,
+          parkingPrice: prices.buy.parkingPrice,
+        },
         brokerageFee: prices.brokerageFee,
         showPrice: prices.showPrice,
         priceNote: prices.priceNote,

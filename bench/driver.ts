@@ -37,11 +37,12 @@ export interface Measurement {
 async function measure(load: Load): Promise<Measurement> {
   const { body, paths } = load;
   let counter = 0;
-  const request = typeof body === 'object'
-    ? { setupRequest: (req: object) => ({ ...req, body: classifiedJson(`${body.classified}-${process.pid}-${++counter}`) }) }
-    : paths && paths.length > 0
-      ? { body, setupRequest: (req: object) => ({ ...req, path: paths[counter++ % paths.length]! }) }
-      : { body };
+  const request =
+    typeof body === 'object'
+      ? { setupRequest: (req: object) => ({ ...req, body: classifiedJson(`${body.classified}-${process.pid}-${++counter}`) }) }
+      : paths && paths.length > 0
+        ? { body, setupRequest: (req: object) => ({ ...req, path: paths[counter++ % paths.length]! }) }
+        : { body };
   const result = await autocannon({
     url: load.url,
     connections: load.connections,

@@ -38,9 +38,20 @@ export async function startWorkerChild(context: Context, task: string, label: st
 }
 
 /** The load, the pending `task` jobs sampled each second during it, and those left when it stopped. */
-export async function loadWithBacklog(pool: pg.Pool, task: string, load: RateLoad): Promise<{ generated: RateResult; backlogSamples: number[]; backlog: number }> {
+export async function loadWithBacklog(
+  pool: pg.Pool,
+  task: string,
+  load: RateLoad,
+): Promise<{ generated: RateResult; backlogSamples: number[]; backlog: number }> {
   const backlogSamples: number[] = [];
-  const sampler = setInterval(() => void pendingJobs(pool, task).then((n) => backlogSamples.push(n), () => undefined), 1000);
+  const sampler = setInterval(
+    () =>
+      void pendingJobs(pool, task).then(
+        (n) => backlogSamples.push(n),
+        () => undefined,
+      ),
+    1000,
+  );
   let generated;
   try {
     generated = await loadAtFixedRate(load);

@@ -38,7 +38,8 @@ const server = http.createServer((request, response) => {
     request.on('end', () => {
       const at = wallClock();
       try {
-        const message = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { contactRequest?: { message?: string } }).contactRequest?.message ?? '';
+        const message =
+          (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { contactRequest?: { message?: string } }).contactRequest?.message ?? '';
         if (message.startsWith(LEAD_KEY_PREFIX)) receipts.push({ hook, key: message.slice(LEAD_KEY_PREFIX.length), at });
         else unreadable++;
       } catch {

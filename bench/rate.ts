@@ -65,7 +65,8 @@ async function generate(load: RateLoad): Promise<RateResult> {
         .request({ origin: load.url, path: load.path, method: 'POST', headers: load.headers, body })
         .then(async (response) => {
           record.status = response.statusCode;
-          if (response.statusCode >= 300 && firstFailure === undefined) firstFailure = `${response.statusCode} ${(await response.body.text()).slice(0, 500)}`;
+          if (response.statusCode >= 300 && firstFailure === undefined)
+            firstFailure = `${response.statusCode} ${(await response.body.text()).slice(0, 500)}`;
           else await response.body.dump();
         })
         .catch((error: Error) => {

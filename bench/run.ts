@@ -24,7 +24,19 @@ import { list1k, list1m } from './scenarios/lists.js';
 import { token } from './scenarios/token.js';
 import type { Context, Row, Scenario, Started } from './scenarios/types.js';
 
-const SCENARIOS: Scenario[] = [baselineA, baselineB, postClassifieds, postTwoProcesses, getClassified, getNotModified, token, ingest, list1k, list1m, leads];
+const SCENARIOS: Scenario[] = [
+  baselineA,
+  baselineB,
+  postClassifieds,
+  postTwoProcesses,
+  getClassified,
+  getNotModified,
+  token,
+  ingest,
+  list1k,
+  list1m,
+  leads,
+];
 const RUNS = 3;
 // Set, BENCH_SECONDS governs every run; unset, each scenario has its own length (10 s, or the 30 s the issue asks of the end-to-end ones).
 const CHOSEN_SECONDS = process.env.BENCH_SECONDS ? Number(process.env.BENCH_SECONDS) : undefined;
@@ -46,7 +58,9 @@ function chosen(): Scenario[] {
   const names = (process.argv[index + 1] ?? '').split(',').filter(Boolean);
   const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
   if (names.length === 0 || unknown.length > 0) {
-    throw new Error(`--scenario takes one or more of ${SCENARIOS.map((s) => s.name).join(', ')} (comma-separated); got "${names.join(',')}"`);
+    throw new Error(
+      `--scenario takes one or more of ${SCENARIOS.map((s) => s.name).join(', ')} (comma-separated); got "${names.join(',')}"`,
+    );
   }
   return SCENARIOS.filter((s) => names.includes(s.name));
 }
@@ -55,7 +69,11 @@ function chosen(): Scenario[] {
 function start(file: string, env: Record<string, string>): Promise<Started> {
   // BENCH_PROFILE=<dir> writes a .cpuprofile of each server process there (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
-  const child = fork(path.join(here, `${file}.js`), [], { env: { ...process.env, ...env }, execArgv: profile, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(here, `${file}.js`), [], {
+    env: { ...process.env, ...env },
+    execArgv: profile,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${file} exited with ${code} before it was ready`)));
@@ -120,7 +138,12 @@ async function main(): Promise<void> {
   const pool = createPool(databaseUrl, 4);
   try {
     const issueToken: Context['issueToken'] = async (base, { root, agency, scopes }) => {
-      const { client, secret } = await createClient(pool, { name: `bench client ${agency}`, intermediaries: [agency], scopes, environments: ['sandbox', 'production'] });
+      const { client, secret } = await createClient(pool, {
+        name: `bench client ${agency}`,
+        intermediaries: [agency],
+        scopes,
+        environments: ['sandbox', 'production'],
+      });
       return tokenFrom(base, { clientId: client.clientId, secret, audience: `${base}${root}`, agency });
     };
     const { client, secret } = await createClient(pool, {
@@ -134,7 +157,12 @@ async function main(): Promise<void> {
       base: immogate.address,
       databaseUrl,
       pool,
-      token: await tokenFrom(immogate.address, { clientId: client.clientId, secret, audience: `${immogate.address}/caas/v4`, agency: 'bench-agency' }),
+      token: await tokenFrom(immogate.address, {
+        clientId: client.clientId,
+        secret,
+        audience: `${immogate.address}/caas/v4`,
+        agency: 'bench-agency',
+      }),
       clientId: client.clientId,
       secret,
       rows,
@@ -207,9 +235,29 @@ async function main(): Promise<void> {
     print(rows, scenarios);
     fs.mkdirSync(resultsDir, { recursive: true });
     const file = path.join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, memoryMb: Math.round(os.totalmem() / 2 ** 20) };
+    const machine = {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model,
+      node: process.version,
+      memoryMb: Math.round(os.totalmem() / 2 ** 20),
+    };
     const lengths = Object.fromEntries(scenarios.map((s) => [s.name, { runs: s.runs ?? RUNS, seconds: secondsOf(s) }]));
-    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), machine, runs: RUNS, seconds: CHOSEN_SECONDS ?? 10, lengths, embeddedDatabase: dataDir !== undefined, rows }, null, 2) + '\n');
+    fs.writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          machine,
+          runs: RUNS,
+          seconds: CHOSEN_SECONDS ?? 10,
+          lengths,
+          embeddedDatabase: dataDir !== undefined,
+          rows,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
     console.log(`\nwritten ${path.relative(process.cwd(), file)}`);
   } finally {
     // autocannon leaves its last requests in flight when a run ends: let the server finish them before it stops.
@@ -225,7 +273,13 @@ async function tokenFrom(base: string, options: { clientId: string; secret: stri
   const response = await fetch(`${base}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: options.clientId, client_secret: options.secret, audience: options.audience, intermediary_id: options.agency }),
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: options.clientId,
+      client_secret: options.secret,
+      audience: options.audience,
+      intermediary_id: options.agency,
+    }),
   });
   if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;

@@ -23,9 +23,14 @@ if (processes > 1 && cluster.isPrimary) {
     void Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve)))).then(() => process.exit(0));
   });
 } else {
-  const services = await startServices(config, createLogger(config), { server: true, worker: process.env.BENCH_WORKER === '1' }, {
-    onFirstRun: () => undefined,
-  });
+  const services = await startServices(
+    config,
+    createLogger(config),
+    { server: true, worker: process.env.BENCH_WORKER === '1' },
+    {
+      onFirstRun: () => undefined,
+    },
+  );
   process.send!({ address: config.publicUrl });
   process.on('message', (message) => {
     if (message === 'stop') void services.stop().then(() => process.exit(0));

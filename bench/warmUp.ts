@@ -22,5 +22,8 @@ export async function warmUp(pool: pg.Pool, load: Omit<RateLoad, 'seconds' | 'pr
     await sleep(250);
     pending = await pendingJobs(pool, task);
   }
-  if (pending > 0) process.stderr.write(`${label}: ${pending} ${task} jobs still pending ${DRAIN_LIMIT_MS / 1000} s after the warm-up; measuring anyway\n`);
+  if (pending > 0)
+    process.stderr.write(
+      `${label}: ${pending} ${task} jobs still pending ${DRAIN_LIMIT_MS / 1000} s after the warm-up; measuring anyway\n`,
+    );
 }

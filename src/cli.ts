@@ -41,7 +41,14 @@ function progress(message: string): void {
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** Runs a command against the database: the external one, the running embedded one, or an embedded one started for the command. */
@@ -126,7 +133,8 @@ function collect(value: string, previous: string[]): string[] {
 /** `--processes`: a positive whole number, or `auto` for as many as the machine runs at once. */
 function processCount(value: string): number {
   if (value === 'auto') return os.availableParallelism();
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new CliError(`--processes must be a positive whole number or "auto", got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new CliError(`--processes must be a positive whole number or "auto", got "${value}"`);
   return Number(value);
 }
 
@@ -143,19 +151,29 @@ export function buildCli(): Command {
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError()
     .exitOverride();
-  const json = () => (program.opts<GlobalOptions>().json ?? false);
+  const json = () => program.opts<GlobalOptions>().json ?? false;
 
   program
     .command('start')
-    .description('run the HTTP server and the job worker in one process, or in N with --processes (embedded PostgreSQL unless DATABASE_URL is set); the default command')
+    .description(
+      'run the HTTP server and the job worker in one process, or in N with --processes (embedded PostgreSQL unless DATABASE_URL is set); the default command',
+    )
     .addOption(
       new Option('--processes <n>', 'run N processes of server and worker sharing the port and the database; "auto": one per core')
         .default(1)
         .argParser(processCount),
     )
-    .action((options: { processes: number }) => (options.processes > 1 ? startCluster(options.processes) : serve({ server: true, worker: true })));
-  program.command('server').description('run only the HTTP server').action(() => serve({ server: true, worker: false }));
-  program.command('worker').description('run only the job worker').action(() => serve({ server: false, worker: true }));
+    .action((options: { processes: number }) =>
+      options.processes > 1 ? startCluster(options.processes) : serve({ server: true, worker: true }),
+    );
+  program
+    .command('server')
+    .description('run only the HTTP server')
+    .action(() => serve({ server: true, worker: false }));
+  program
+    .command('worker')
+    .description('run only the job worker')
+    .action(() => serve({ server: false, worker: true }));
 
   program
     .command('migrate')
@@ -193,8 +211,10 @@ export function buildCli(): Command {
           environments: splitList(options.environments),
         }),
       );
-      print(json(), { client_id: client.clientId, client_secret: secret, ...client }, () =>
-        `${clientHuman(client)}\nclient_secret  ${secret}\n\nStore the secret now: only its hash is kept.`,
+      print(
+        json(),
+        { client_id: client.clientId, client_secret: secret, ...client },
+        () => `${clientHuman(client)}\nclient_secret  ${secret}\n\nStore the secret now: only its hash is kept.`,
       );
     });
   clients
@@ -233,7 +253,11 @@ export function buildCli(): Command {
     .action(async (clientId: string) => {
       const result = await withDatabase(loadConfig(), (pool) => rotateSecret(pool, clientId));
       if (!result) throw new CliError(`no client ${clientId}`);
-      print(json(), { client_id: clientId, client_secret: result.secret }, () => `client_secret  ${result.secret}\n\nThe old secret no longer works.`);
+      print(
+        json(),
+        { client_id: clientId, client_secret: result.secret },
+        () => `client_secret  ${result.secret}\n\nThe old secret no longer works.`,
+      );
     });
   clients
     .command('disable <clientId>')
@@ -276,11 +300,15 @@ export function buildCli(): Command {
   leads
     .command('erase')
     .description('GDPR erasure: empties the personal data of every lead of an author, and of their stored notifications')
-    .requiredOption('--email <address>', 'the author\'s email address (case-insensitive)')
+    .requiredOption('--email <address>', "the author's email address (case-insensitive)")
     .action(async (options: { email: string }) => {
       if (!/^[^\s@]+@[^\s@]+$/.test(options.email.trim())) throw new CliError(`--email must be an email address, got "${options.email}"`);
       const result = await withDatabase(loadConfig(), (pool) => eraseAuthor(pool, options.email));
-      print(json(), result, () => `erased ${result.leadsErased} lead(s) of ${result.email}; scrubbed ${result.notificationsScrubbed} stored notification(s)`);
+      print(
+        json(),
+        result,
+        () => `erased ${result.leadsErased} lead(s) of ${result.email}; scrubbed ${result.notificationsScrubbed} stored notification(s)`,
+      );
     });
   leads
     .command('redeliver')
@@ -303,8 +331,14 @@ export function buildCli(): Command {
     .action(async (options: { newKey?: string }) => {
       const config = loadConfig();
       const newKey = options.newKey ?? (process.env.SECRETS_KEY_NEW || undefined);
-      const rotation = await withDatabase(config, (pool) => rotateKey(pool, keySourceOf(config), sealedColumnsOf(API_MODULES), newKey, progress));
-      print(json(), rotation, () => `re-sealed ${rotation.resealed} secret(s) from key ${rotation.from} to key ${rotation.to}\nnext: ${rotation.next}`);
+      const rotation = await withDatabase(config, (pool) =>
+        rotateKey(pool, keySourceOf(config), sealedColumnsOf(API_MODULES), newKey, progress),
+      );
+      print(
+        json(),
+        rotation,
+        () => `re-sealed ${rotation.resealed} secret(s) from key ${rotation.from} to key ${rotation.to}\nnext: ${rotation.next}`,
+      );
     });
   const deliveries = program.command('deliveries').description('webhook deliveries of every API');
   deliveries
@@ -317,7 +351,8 @@ export function buildCli(): Command {
     .addOption(new Option('--environment <environment>', 'with --since: only this environment').choices(['production', 'sandbox']))
     .action(async (options: RedeliverOptions & { api?: string }) => {
       const target = redeliveryTarget(options);
-      const filter = 'deliveryId' in target ? (['api', 'agency', 'environment'] as const).find((name) => options[name] !== undefined) : undefined;
+      const filter =
+        'deliveryId' in target ? (['api', 'agency', 'environment'] as const).find((name) => options[name] !== undefined) : undefined;
       if (filter !== undefined) throw new CliError(`--${filter} applies only with --since`);
       const result = await withDatabase(loadConfig(), (pool) => redeliverWebhooks(pool, { ...target, source: options.api }, sources));
       reportRedelivery(json(), result, 'webhook(s)', 'deliveryId' in target);
@@ -352,7 +387,9 @@ function reportRedelivery(json: boolean, result: Redelivery, noun: string, byId:
     [
       `redelivered ${result.redelivered.length} ${noun}${result.redelivered.length > 0 ? ':' : ''}`,
       ...result.redelivered.map((id) => `  ${id}`),
-      ...(result.skipped.length > 0 ? [`skipped ${result.skipped.length}:`, ...result.skipped.map((s) => `  ${s.deliveryId}  ${s.reason}`)] : []),
+      ...(result.skipped.length > 0
+        ? [`skipped ${result.skipped.length}:`, ...result.skipped.map((s) => `  ${s.deliveryId}  ${s.reason}`)]
+        : []),
     ].join('\n'),
   );
   if (byId && result.redelivered.length === 0) process.exitCode = 1;
@@ -375,7 +412,8 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? 0 : 2;
       return;
     }
-    const known = error instanceof CliError || error instanceof ConfigError || error instanceof ClientInputError || error instanceof SecretsKeyError;
+    const known =
+      error instanceof CliError || error instanceof ConfigError || error instanceof ClientInputError || error instanceof SecretsKeyError;
     process.stderr.write(`immogate: ${known ? (error as Error).message : `error: ${(error as Error).message}`}\n`);
     process.exitCode = 1;
   }

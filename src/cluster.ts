@@ -120,7 +120,9 @@ class Primary {
       if (applied.length > 0) this.logger.info({ applied }, 'migrations applied');
       const demo = await ensureDemoClient(pool);
       if (demo) process.stdout.write(firstRunMessage(this.config, demo) + '\n');
-      const { rows } = await pool.query<{ max: number }>("SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS max");
+      const { rows } = await pool.query<{ max: number }>(
+        "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS max",
+      );
       // Each child has a pool for requests, one for work and the worker's LISTEN connection.
       const wanted = this.processes * (2 * this.config.databasePoolSize + 1);
       if (rows[0] && wanted > rows[0].max) {
@@ -146,7 +148,10 @@ class Primary {
       entry.ready = true;
       if (!this.started && [...this.children.values()].every((other) => other.ready) && this.children.size === this.processes) {
         this.started = true;
-        this.logger.info({ processes: this.processes, pids: [...this.children.values()].map((other) => other.process.process.pid) }, 'all processes started');
+        this.logger.info(
+          { processes: this.processes, pids: [...this.children.values()].map((other) => other.process.process.pid) },
+          'all processes started',
+        );
       }
     });
   }
@@ -173,9 +178,14 @@ class Primary {
     const delay = Math.min(MAX_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** (failures - 1));
     this.logger.warn(
       { pid, code, signal, restartInMs: delay },
-      entry.ready ? 'a server and worker process died: starting another in its place' : 'a replacement process failed to start: trying again',
+      entry.ready
+        ? 'a server and worker process died: starting another in its place'
+        : 'a replacement process failed to start: trying again',
     );
-    this.restarts.set(entry.slot, setTimeout(() => this.fork(entry.slot), delay));
+    this.restarts.set(
+      entry.slot,
+      setTimeout(() => this.fork(entry.slot), delay),
+    );
   }
 
   /** SIGINT or SIGTERM: the children drain, then the database stops; a second signal exits at once. */

@@ -57,7 +57,10 @@ export interface S3Config {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`${variable}: ${message}`);
     this.name = 'ConfigError';
   }
@@ -166,7 +169,8 @@ function s3(env: Env): S3Config | undefined {
   } catch {
     throw new ConfigError('S3_ENDPOINT', `must be an absolute http(s) URL, got "${endpoint}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('S3_ENDPOINT', `must use http or https, got "${url.protocol}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError('S3_ENDPOINT', `must use http or https, got "${url.protocol}"`);
   const bucket = env.S3_BUCKET as string;
   if (!BUCKET.test(bucket)) throw new ConfigError('S3_BUCKET', `must be a valid bucket name, got "${bucket}"`);
   const region = given('S3_REGION') ? (env.S3_REGION as string) : 'us-east-1';

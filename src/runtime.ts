@@ -179,7 +179,10 @@ export async function startServices(
         streams,
         tasks: [...PLATFORM_TASKS, ...modules.flatMap((module) => module.tasks ?? [])],
       });
-      logger.info({ workerId: worker.workerId, concurrency: config.workerConcurrency, webhookConcurrency: config.webhookConcurrency }, 'worker started');
+      logger.info(
+        { workerId: worker.workerId, concurrency: config.workerConcurrency, webhookConcurrency: config.webhookConcurrency },
+        'worker started',
+      );
     }
     let stopping: Promise<void> | undefined;
     return {

@@ -17,7 +17,9 @@ const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(?\s*)'(\.{1,2}\/[^']+)'/g;
 function sourceFiles(dir: string): string[] {
   return fs
     .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? sourceFiles(path.join(dir, entry.name)) : entry.name.endsWith('.ts') ? [path.join(dir, entry.name)] : []));
+    .flatMap((entry) =>
+      entry.isDirectory() ? sourceFiles(path.join(dir, entry.name)) : entry.name.endsWith('.ts') ? [path.join(dir, entry.name)] : [],
+    );
 }
 
 /** Each module (path relative to src/) with the modules of src/ it imports. */
@@ -78,7 +80,9 @@ describe('the import graph of src/', () => {
 
   it('has no arrow from platform/ to apis/', () => {
     const upward = [...graph].flatMap(([module, targets]) =>
-      module.startsWith(`platform${path.sep}`) ? targets.filter((target) => target.startsWith(`apis${path.sep}`)).map((target) => `${module} -> ${target}`) : [],
+      module.startsWith(`platform${path.sep}`)
+        ? targets.filter((target) => target.startsWith(`apis${path.sep}`)).map((target) => `${module} -> ${target}`)
+        : [],
     );
     assert.deepEqual(upward, []);
   });
@@ -86,7 +90,9 @@ describe('the import graph of src/', () => {
   it('has no arrow from one API to another', () => {
     const across = [...graph].flatMap(([module, targets]) => {
       const from = apiOf(module);
-      return from === undefined ? [] : targets.filter((target) => apiOf(target) !== undefined && apiOf(target) !== from).map((target) => `${module} -> ${target}`);
+      return from === undefined
+        ? []
+        : targets.filter((target) => apiOf(target) !== undefined && apiOf(target) !== from).map((target) => `${module} -> ${target}`);
     });
     assert.deepEqual(across, []);
   });

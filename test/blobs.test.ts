@@ -51,7 +51,9 @@ function bytes(total: number, fill = 1): Readable {
 }
 
 function files(dir: string): string[] {
-  return fs.existsSync(dir) ? (fs.readdirSync(dir, { recursive: true }) as string[]).filter((name) => fs.statSync(path.join(dir, name)).isFile()) : [];
+  return fs.existsSync(dir)
+    ? (fs.readdirSync(dir, { recursive: true }) as string[]).filter((name) => fs.statSync(path.join(dir, name)).isFile())
+    : [];
 }
 
 describe('blob keys', () => {
@@ -60,7 +62,24 @@ describe('blob keys', () => {
   });
 
   it('cannot climb out, hide a file, or carry anything to encode', () => {
-    for (const key of ['', '../x', 'a/../b', 'a/./b', '/etc/passwd', 'a//b', 'a/', '.hidden', 'a/.b', 'a\\b', 'a b', '%2e%2e/x', 'a?b', 'é', 'x'.repeat(129), 'a/b/c/d/e/f/g/h/i']) {
+    for (const key of [
+      '',
+      '../x',
+      'a/../b',
+      'a/./b',
+      '/etc/passwd',
+      'a//b',
+      'a/',
+      '.hidden',
+      'a/.b',
+      'a\\b',
+      'a b',
+      '%2e%2e/x',
+      'a?b',
+      'é',
+      'x'.repeat(129),
+      'a/b/c/d/e/f/g/h/i',
+    ]) {
       assert.equal(isSafeKey(key), false, key);
     }
   });
@@ -79,15 +98,24 @@ describe('the local blob store', () => {
 
   it('presigns a PUT on immogate itself: key, expiry in unix seconds, HMAC signature', async () => {
     const now = Date.UTC(2030, 0, 1, 12, 0, 0);
-    const upload = await store.presignUpload({ key: 'listings/production/a.jpg', contentType: 'image/jpeg', maxBytes: 10, expiresInSeconds: 60, uploadBaseUrl: base }, now);
+    const upload = await store.presignUpload(
+      { key: 'listings/production/a.jpg', contentType: 'image/jpeg', maxBytes: 10, expiresInSeconds: 60, uploadBaseUrl: base },
+      now,
+    );
     assert.deepEqual(upload.expiresAt, new Date(now + 60_000));
     const url = new URL(upload.url);
     assert.equal(`${url.origin}${url.pathname}`, `${base}/listings/production/a.jpg`);
     assert.deepEqual([...url.searchParams.keys()], ['expires', 'signature']);
     assert.equal(url.searchParams.get('expires'), String(now / 1000 + 60));
     assert.match(url.searchParams.get('signature') ?? '', /^[A-Za-z0-9_-]{43}$/);
-    await assert.rejects(store.presignUpload({ key: 'a.jpg', contentType: 'image/jpeg', maxBytes: 10, expiresInSeconds: 60 }), /uploadBaseUrl/);
-    await assert.rejects(store.presignUpload({ key: '../a.jpg', contentType: 'image/jpeg', maxBytes: 10, expiresInSeconds: 60, uploadBaseUrl: base }), /unsafe blob key/);
+    await assert.rejects(
+      store.presignUpload({ key: 'a.jpg', contentType: 'image/jpeg', maxBytes: 10, expiresInSeconds: 60 }),
+      /uploadBaseUrl/,
+    );
+    await assert.rejects(
+      store.presignUpload({ key: '../a.jpg', contentType: 'image/jpeg', maxBytes: 10, expiresInSeconds: 60, uploadBaseUrl: base }),
+      /unsafe blob key/,
+    );
   });
 
   it('accepts its own signature until the expiry, and nothing changed', () => {
@@ -106,7 +134,10 @@ describe('the local blob store', () => {
     assert.equal(check({ signature: undefined }), 'invalid');
     assert.equal(check({ expires: undefined }), 'invalid');
     assert.equal(check({ expires: '2e9' }), 'invalid');
-    assert.equal(new LocalBlobStore(root, randomBytes(32)).verifyUpload({ ...grant, expires: String(grant.expires), signature }, 0), 'invalid');
+    assert.equal(
+      new LocalBlobStore(root, randomBytes(32)).verifyUpload({ ...grant, expires: String(grant.expires), signature }, 0),
+      'invalid',
+    );
   });
 
   it('stages a received blob and publishes it on commit: exists, stat, read, delete', async () => {
@@ -130,7 +161,10 @@ describe('the local blob store', () => {
   });
 
   it('leaves nothing behind for a discarded or broken upload', async () => {
-    const staged = await store.receive('x/discarded.jpg', Readable.from([Buffer.from('abc')]), { contentType: 'image/jpeg', maxBytes: 100 });
+    const staged = await store.receive('x/discarded.jpg', Readable.from([Buffer.from('abc')]), {
+      contentType: 'image/jpeg',
+      maxBytes: 100,
+    });
     await staged.discard();
     const broken = new Readable({
       read() {
@@ -139,7 +173,10 @@ describe('the local blob store', () => {
       },
     });
     await assert.rejects(store.receive('x/broken.jpg', broken, { contentType: 'image/jpeg', maxBytes: 100 }), /client went away/);
-    assert.deepEqual(files(root).filter((name) => !name.startsWith('objects/docs') && !name.startsWith('meta/docs')), []);
+    assert.deepEqual(
+      files(root).filter((name) => !name.startsWith('objects/docs') && !name.startsWith('meta/docs')),
+      [],
+    );
   });
 
   it('refuses every operation on an unsafe key', async () => {
@@ -212,9 +249,20 @@ describe('the S3 blob store: presigned URLs (no network)', () => {
   }
 
   it('presigns a 60-second PUT with the Content-Type signed, path-style on a custom endpoint', async () => {
-    const store = new S3BlobStore({ endpoint: 'http://minio.internal:9000', bucket: 'media', region: 'eu-central-1', forcePathStyle: true, ...CREDENTIALS });
+    const store = new S3BlobStore({
+      endpoint: 'http://minio.internal:9000',
+      bucket: 'media',
+      region: 'eu-central-1',
+      forcePathStyle: true,
+      ...CREDENTIALS,
+    });
     const before = Date.now();
-    const upload = await store.presignUpload({ key: 'listings/production/x.jpg', contentType: 'image/jpeg', maxBytes: MAX_MEDIA_BYTES, expiresInSeconds: 60 });
+    const upload = await store.presignUpload({
+      key: 'listings/production/x.jpg',
+      contentType: 'image/jpeg',
+      maxBytes: MAX_MEDIA_BYTES,
+      expiresInSeconds: 60,
+    });
     const url = new URL(upload.url);
     assert.equal(url.origin, 'http://minio.internal:9000');
     assert.equal(url.pathname, '/media/listings/production/x.jpg');
@@ -227,12 +275,21 @@ describe('the S3 blob store: presigned URLs (no network)', () => {
     assert.match(query['X-Amz-Date'] ?? '', /^\d{8}T\d{6}Z$/);
     assert.match(query['X-Amz-Signature'] ?? '', /^[0-9a-f]{64}$/);
     // No checksum a browser or curl upload could not match.
-    assert.deepEqual(Object.keys(query).filter((name) => /checksum/i.test(name)), []);
+    assert.deepEqual(
+      Object.keys(query).filter((name) => /checksum/i.test(name)),
+      [],
+    );
     assert.ok(upload.expiresAt.getTime() >= before + 60_000 && upload.expiresAt.getTime() <= Date.now() + 60_000);
   });
 
   it('addresses the bucket as a virtual host without path style', async () => {
-    const store = new S3BlobStore({ endpoint: 'https://s3.eu-central-1.amazonaws.com', bucket: 'media', region: 'eu-central-1', forcePathStyle: false, ...CREDENTIALS });
+    const store = new S3BlobStore({
+      endpoint: 'https://s3.eu-central-1.amazonaws.com',
+      bucket: 'media',
+      region: 'eu-central-1',
+      forcePathStyle: false,
+      ...CREDENTIALS,
+    });
     const upload = await store.presignUpload({ key: 'a/b.png', contentType: 'image/png', maxBytes: 1, expiresInSeconds: 60 });
     const url = new URL(upload.url);
     assert.equal(url.host, 'media.s3.eu-central-1.amazonaws.com');
@@ -241,8 +298,17 @@ describe('the S3 blob store: presigned URLs (no network)', () => {
   });
 
   it('refuses unsafe keys', async () => {
-    const store = new S3BlobStore({ endpoint: 'http://minio.internal:9000', bucket: 'media', region: 'us-east-1', forcePathStyle: true, ...CREDENTIALS });
-    await assert.rejects(store.presignUpload({ key: '../x', contentType: 'image/png', maxBytes: 1, expiresInSeconds: 60 }), /unsafe blob key/);
+    const store = new S3BlobStore({
+      endpoint: 'http://minio.internal:9000',
+      bucket: 'media',
+      region: 'us-east-1',
+      forcePathStyle: true,
+      ...CREDENTIALS,
+    });
+    await assert.rejects(
+      store.presignUpload({ key: '../x', contentType: 'image/png', maxBytes: 1, expiresInSeconds: 60 }),
+      /unsafe blob key/,
+    );
   });
 });
 
@@ -256,7 +322,11 @@ interface StoredObject {
   contentType: string;
 }
 
-function s3StandIn(bucket: string): { server: Server; objects: Map<string, StoredObject>; requests: { method: string; path: string; query: URLSearchParams; contentType?: string }[] } {
+function s3StandIn(bucket: string): {
+  server: Server;
+  objects: Map<string, StoredObject>;
+  requests: { method: string; path: string; query: URLSearchParams; contentType?: string }[];
+} {
   const objects = new Map<string, StoredObject>();
   const requests: { method: string; path: string; query: URLSearchParams; contentType?: string }[] = [];
   const server = createServer((req, res) => {
@@ -281,7 +351,11 @@ function s3StandIn(bucket: string): { server: Server; objects: Map<string, Store
         res.writeHead(204).end();
       } else if (!object) {
         res.writeHead(404, { 'content-type': 'application/xml' });
-        res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>');
+        res.end(
+          req.method === 'HEAD'
+            ? undefined
+            : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>',
+        );
       } else {
         res.writeHead(200, { 'content-type': object.contentType, 'content-length': String(object.size), etag: '"etag"' });
         res.end(req.method === 'HEAD' ? undefined : object.body);
@@ -306,7 +380,11 @@ describe('the S3 blob store against a loopback S3', () => {
 
   async function upload(key: string, body: Buffer, contentType: string): Promise<number> {
     const { url } = await store.presignUpload({ key, contentType, maxBytes: MAX_MEDIA_BYTES, expiresInSeconds: 60 });
-    const response = await fetch(url, { method: 'PUT', headers: { 'content-type': contentType, 'user-agent': USER_AGENT }, body: new Uint8Array(body) });
+    const response = await fetch(url, {
+      method: 'PUT',
+      headers: { 'content-type': contentType, 'user-agent': USER_AGENT },
+      body: new Uint8Array(body),
+    });
     await response.arrayBuffer();
     return response.status;
   }
@@ -371,13 +449,19 @@ describe('the S3 blob store against a loopback S3', () => {
     }
 
     async function row(id: string): Promise<{ state: string; size_bytes: number | null; listing_id: string | null }> {
-      const { rows } = await pool.query("SELECT state, size_bytes, listing_id FROM listing_media WHERE agency_id = 'agency-s3' AND external_media_id = $1", [id]);
+      const { rows } = await pool.query(
+        "SELECT state, size_bytes, listing_id FROM listing_media WHERE agency_id = 'agency-s3' AND external_media_id = $1",
+        [id],
+      );
       return rows[0];
     }
 
     it('attaches an uploaded object, recording its size', async () => {
       const key = await awaiting('s3-ok');
-      await refused(['s3-ok'], [{ name: '/media/0/externalMediaId', reason: 'has not been uploaded yet: PUT the file to its presignedURL first ("s3-ok").' }]);
+      await refused(
+        ['s3-ok'],
+        [{ name: '/media/0/externalMediaId', reason: 'has not been uploaded yet: PUT the file to its presignedURL first ("s3-ok").' }],
+      );
       assert.equal(await upload(key, Buffer.alloc(2048, 3), 'image/jpeg'), 200);
       await withTenant(pool, tenant, (db) => attachMedia(db, tenant, listingId, ['s3-ok'], store));
       assert.deepEqual(await row('s3-ok'), { state: 'ATTACHED', size_bytes: 2048, listing_id: listingId });
@@ -386,9 +470,15 @@ describe('the S3 blob store against a loopback S3', () => {
     it('deletes an object over 40 MiB, which a presigned PUT cannot prevent, and refuses it', async () => {
       const key = await awaiting('s3-big');
       standIn.objects.set(key, { body: Buffer.alloc(0), size: MAX_MEDIA_BYTES + 1, contentType: 'image/jpeg' });
-      await refused(['s3-big'], [
-        { name: '/media/0/externalMediaId', reason: `was larger than ${MAX_MEDIA_BYTES} bytes and has been deleted: upload a smaller file ("s3-big").` },
-      ]);
+      await refused(
+        ['s3-big'],
+        [
+          {
+            name: '/media/0/externalMediaId',
+            reason: `was larger than ${MAX_MEDIA_BYTES} bytes and has been deleted: upload a smaller file ("s3-big").`,
+          },
+        ],
+      );
       assert.equal(standIn.objects.has(key), false);
       assert.equal(standIn.requests.at(-1)?.method, 'DELETE');
       assert.equal((await row('s3-big')).state, 'AWAITING_UPLOAD');

@@ -141,7 +141,9 @@ describe('the served classifieds OpenAPI document', () => {
     const found = marks(await served('/caas/v4'));
     const problemTypes = Object.keys(found).filter((pointer) => pointer.endsWith('/application~1problem+json'));
     const bounds = Object.entries(found).filter(([, mark]) => JSON.stringify(mark) === '["maxItems"]');
-    const rest = Object.fromEntries(Object.entries(found).filter(([pointer, mark]) => !problemTypes.includes(pointer) && JSON.stringify(mark) !== '["maxItems"]'));
+    const rest = Object.fromEntries(
+      Object.entries(found).filter(([pointer, mark]) => !problemTypes.includes(pointer) && JSON.stringify(mark) !== '["maxItems"]'),
+    );
     assert.deepEqual(rest, {
       '/paths/~1classifieds/post/responses/202/headers/ETag': true,
       '/paths/~1classifieds/post/responses/413': true,
@@ -164,7 +166,7 @@ describe('the served classifieds OpenAPI document', () => {
       '/components/schemas/ValidationErrorResponse/allOf/1/properties/errorSource': ['enum'],
     });
     // Every error answer of the real document also under the content type immogate sends.
-    const errorAnswers = Object.values((reference.paths as Record<string, Record<string, Node>>))
+    const errorAnswers = Object.values(reference.paths as Record<string, Record<string, Node>>)
       .flatMap((methods) => Object.values(methods))
       .flatMap((operation) => Object.entries(operation.responses as Record<string, Node>))
       .filter(([status, response]) => (status === 'default' || Number(status) >= 400) && response.content !== undefined);
@@ -210,13 +212,16 @@ describe('the served classifieds OpenAPI document', () => {
       [MARK]: true,
     });
     const statuses = paths['/classifieds/{classifiedId}/statuses']?.get as Node;
-    assert.deepEqual((statuses.parameters as Node[]).find((parameter) => parameter.name === 'current'), {
-      name: 'current',
-      in: 'query',
-      schema: { type: 'string' },
-      deprecated: true,
-      description: 'Deprecated: accepted and ignored',
-    });
+    assert.deepEqual(
+      (statuses.parameters as Node[]).find((parameter) => parameter.name === 'current'),
+      {
+        name: 'current',
+        in: 'query',
+        schema: { type: 'string' },
+        deprecated: true,
+        description: 'Deprecated: accepted and ignored',
+      },
+    );
     const components = document.components as Record<string, Record<string, Node>>;
     assert.deepEqual(components.schemas?.Webhook, {
       type: 'object',
@@ -225,7 +230,8 @@ describe('the served classifieds OpenAPI document', () => {
         url: { type: 'string', format: 'url', maxLength: 2048, [MARK]: ['maxLength'] },
         statuses: {
           type: 'array',
-          items: (((reference.components as Node).schemas as Record<string, Node>).Webhook?.properties as Record<string, Node>).statuses?.items,
+          items: (((reference.components as Node).schemas as Record<string, Node>).Webhook?.properties as Record<string, Node>).statuses
+            ?.items,
           maxItems: 100,
           [MARK]: ['maxItems'],
           'x-immogate-bound': 'maxItems added by immogate: the contract sets no bound',

@@ -64,8 +64,15 @@ function acceptable(portals: string[], mediaUrls: string[] = [`/ok/${++counter}.
   body.portals = portals;
   body.data.metaData.source.offererEstateId = `P-${++counter}`;
   body.data.spaces = { spaceMeasureUnit: 'SQUARE_METER', overallSpace: 85 };
-  body.data.texts = { description: { fr: 'Local commercial lumineux en plein centre, vitrine sur rue passante, réserve et sanitaires, idéal pour commerce de proximité ou boutique de créateur, disponible de suite.' } };
-  body.media = mediaUrls.map((url) => ({ url: url.startsWith('http') ? url : mediaBase + url, mediaType: url.startsWith('/video/') ? 'VIDEO' : 'PICTURE' }));
+  body.data.texts = {
+    description: {
+      fr: 'Local commercial lumineux en plein centre, vitrine sur rue passante, réserve et sanitaires, idéal pour commerce de proximité ou boutique de créateur, disponible de suite.',
+    },
+  };
+  body.media = mediaUrls.map((url) => ({
+    url: url.startsWith('http') ? url : mediaBase + url,
+    mediaType: url.startsWith('/video/') ? 'VIDEO' : 'PICTURE',
+  }));
   return body;
 }
 
@@ -79,7 +86,8 @@ async function post(body: Body): Promise<string> {
   return (result.body as { classifiedId: string }).classifiedId;
 }
 
-const TERMINAL = /^(CREATED|CREATED_WITH_MEDIA_ERROR|CREATING_FAILED|UPDATED|UPDATED_WITH_MEDIA_ERROR|UPDATING_FAILED|DELETED|DELETING_FAILED)$/;
+const TERMINAL =
+  /^(CREATED|CREATED_WITH_MEDIA_ERROR|CREATING_FAILED|UPDATED|UPDATED_WITH_MEDIA_ERROR|UPDATING_FAILED|DELETED|DELETING_FAILED)$/;
 
 interface StatusRow {
   revision: number;
@@ -104,7 +112,13 @@ async function statuses(id: string): Promise<StatusRow[]> {
 async function processed(id: string, revision: number): Promise<StatusRow[]> {
   await waitFor(
     `revision ${revision} of ${id} to be processed`,
-    async () => (await server.pool.query('SELECT processed_at IS NOT NULL AS done FROM classified_revisions WHERE classified_id = $1 AND revision = $2', [id, revision])).rows[0],
+    async () =>
+      (
+        await server.pool.query(
+          'SELECT processed_at IS NOT NULL AS done FROM classified_revisions WHERE classified_id = $1 AND revision = $2',
+          [id, revision],
+        )
+      ).rows[0],
     (row) => row?.done === true,
   );
   return statuses(id);
@@ -251,7 +265,8 @@ describe('business rules, one failing case each (and the portals that pass still
       [1, 'CREATING', 'analyzed', 'SL,BD'],
       [1, 'CREATING_FAILED', 'rejected', 'SL,BD'],
     ]);
-    const subType = 'ESTATE_SUB_TYPE_MATCHES_ESTATE_TYPE: data.estateSubType.house does not belong to estateType TRADING (use data.estateSubType.trading)';
+    const subType =
+      'ESTATE_SUB_TYPE_MATCHES_ESTATE_TYPE: data.estateSubType.house does not belong to estateType TRADING (use data.estateSubType.trading)';
     assert.equal(
       rows[2]!.sub_status_details,
       `SL: ${subType} | BD: ${subType}; BD_DESCRIPTION_LENGTH: data.texts.description must have at least 160 characters in one language to publish on BD, got 6`,
@@ -285,7 +300,10 @@ describe('updates and deletes', () => {
     assert.equal(hits.get('/ok/d-kept.jpg'), 1);
     assert.equal(hits.get('/ok/d-new.jpg'), 1);
     const { rows: left } = await server.pool.query('SELECT url FROM classified_media WHERE classified_id = $1 ORDER BY url', [id]);
-    assert.deepEqual(left.map((row) => row.url), [`${mediaBase}/ok/d-kept.jpg`, `${mediaBase}/ok/d-new.jpg`]);
+    assert.deepEqual(
+      left.map((row) => row.url),
+      [`${mediaBase}/ok/d-kept.jpg`, `${mediaBase}/ok/d-new.jpg`],
+    );
   });
 
   it('processes a PUT followed at once by a DELETE in order: the classified ends DELETED, never resurrected', async () => {
@@ -318,7 +336,10 @@ describe('updates and deletes', () => {
     // Undo the "processed" mark and queue the classified again, as if a worker had crashed just
     // before its outcome committed (with the statuses of a step and an outcome already there).
     await server.pool.query('UPDATE classified_revisions SET processed_at = NULL WHERE classified_id = $1', [id]);
-    await server.pool.query("INSERT INTO caas_processing_queue (classified_id, environment, agency_id) VALUES ($1, 'production', 'agency-1')", [id]);
+    await server.pool.query(
+      "INSERT INTO caas_processing_queue (classified_id, environment, agency_id) VALUES ($1, 'production', 'agency-1')",
+      [id],
+    );
     await processed(id, 1);
     await waitFor(
       'the queue row to go',
@@ -344,17 +365,25 @@ describe('media address policy', () => {
       const id = (result.body as { classifiedId: string }).classifiedId;
       const last = await waitFor(
         'the outcome',
-        async () => (await strict.pool.query("SELECT status, media_statuses FROM classified_statuses WHERE classified_id = $1 AND stage = 'accepted'", [id])).rows[0],
+        async () =>
+          (
+            await strict.pool.query(
+              "SELECT status, media_statuses FROM classified_statuses WHERE classified_id = $1 AND stage = 'accepted'",
+              [id],
+            )
+          ).rows[0],
         (row) => row !== undefined,
       );
-      assert.deepEqual(last, { status: 'CREATED_WITH_MEDIA_ERROR', media_statuses: [
-        {
-          url: `${mediaBase}/ok/ssrf.jpg`,
-          status: 'DOWNLOADING_FAILED',
-          reason: 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow',
-        },
-      ],
-    });
+      assert.deepEqual(last, {
+        status: 'CREATED_WITH_MEDIA_ERROR',
+        media_statuses: [
+          {
+            url: `${mediaBase}/ok/ssrf.jpg`,
+            status: 'DOWNLOADING_FAILED',
+            reason: 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow',
+          },
+        ],
+      });
       const { rows } = await strict.pool.query('SELECT fetch_error FROM classified_media WHERE classified_id = $1', [id]);
       assert.match(rows[0].fetch_error, /^refused to connect to 127\.0\.0\.1: .* address; set ALLOW_PRIVATE_TARGETS=true to allow$/);
       assert.equal(hits.get('/ok/ssrf.jpg'), undefined);

@@ -61,7 +61,12 @@ function classified(prefix = 'R'): Body {
   return body;
 }
 
-function call(target: TestServer, method: string, path: string, options: { bearer: string; root?: string; body?: unknown; headers?: Record<string, string> }): Promise<HttpResult> {
+function call(
+  target: TestServer,
+  method: string,
+  path: string,
+  options: { bearer: string; root?: string; body?: unknown; headers?: Record<string, string> },
+): Promise<HttpResult> {
   return http(method, `${target.base}${options.root ?? '/caas/v4'}${path}`, {
     headers: { authorization: `Bearer ${options.bearer}`, ...options.headers },
     body: options.body,
@@ -72,7 +77,14 @@ function get(path: string, bearer = token, headers: Record<string, string> = {},
   return call(server, 'GET', path, { bearer, headers, root });
 }
 
-async function write(target: TestServer, method: 'POST' | 'PUT' | 'DELETE', path: string, bearer: string, body?: Body, root?: string): Promise<string> {
+async function write(
+  target: TestServer,
+  method: 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  bearer: string,
+  body?: Body,
+  root?: string,
+): Promise<string> {
   const result = await call(target, method, path, { bearer, body, root });
   assert.equal(result.status, 202, result.text);
   return (result.body as { classifiedId: string }).classifiedId;
@@ -90,7 +102,14 @@ function ok(result: HttpResult, operationId: string): Body {
   return result.body as Body;
 }
 
-function problem(result: HttpResult, status: number, title: string, detail: string, extra: Record<string, unknown> = {}, type?: string): void {
+function problem(
+  result: HttpResult,
+  status: number,
+  title: string,
+  detail: string,
+  extra: Record<string, unknown> = {},
+  type?: string,
+): void {
   assert.equal(result.status, status, result.text);
   assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
   assert.deepEqual(result.body, {
@@ -109,7 +128,10 @@ function notFound(result: HttpResult, id: string, operationId: string): void {
 }
 
 function parameterProblem(result: HttpResult, name: string, reason: string): void {
-  problem(result, 400, 'Bad request', 'Your request has not been validated', { errors: [{ name, reason }], errorSource: 'requestParameter' });
+  problem(result, 400, 'Bad request', 'Your request has not been validated', {
+    errors: [{ name, reason }],
+    errorSource: 'requestParameter',
+  });
 }
 
 /** The status values of the contract, in its order (enum problems list them so). */
@@ -210,7 +232,10 @@ describe('GET /classifieds: keyset pages, newest first, while writes go on', () 
 
     const full = Math.floor(expected.length / limit);
     assert.deepEqual(sizes, [...Array<number>(full).fill(limit), ...(expected.length % limit === 0 ? [] : [expected.length % limit])]);
-    assert.deepEqual(seen.map((entry) => entry.classifiedId), expected);
+    assert.deepEqual(
+      seen.map((entry) => entry.classifiedId),
+      expected,
+    );
     assert.deepEqual(seen, expected.map(item));
     // Writes made at once are created in an order HTTP cannot see: the database's seq says it.
     const order = await creationOrder();
@@ -291,7 +316,10 @@ describe('GET /classifieds: keyset pages, newest first, while writes go on', () 
       const first = ok(await get(`/classifieds?limit=${limit}`, many), 'getClassifieds') as { items: unknown[]; nextToken?: string };
       assert.equal(first.items.length, 250);
       assert.equal(typeof first.nextToken, 'string');
-      const rest = ok(await get(`/classifieds?limit=${limit}&nextToken=${first.nextToken}`, many), 'getClassifieds') as { items: unknown[]; nextToken?: string };
+      const rest = ok(await get(`/classifieds?limit=${limit}&nextToken=${first.nextToken}`, many), 'getClassifieds') as {
+        items: unknown[];
+        nextToken?: string;
+      };
       assert.equal(rest.items.length, 10);
       assert.equal(rest.nextToken, undefined);
     }
@@ -322,7 +350,9 @@ describe('GET /classifieds: keyset pages, newest first, while writes go on', () 
       parameterProblem(await get(`/classifieds?nextToken=${encodeURIComponent(nextToken)}`, pagingToken), 'nextToken', BAD_TOKEN);
     }
     // A well-formed token names a place in the list, nothing more: below seq 1 there is nothing.
-    assert.deepEqual(ok(await get(`/classifieds?nextToken=${Buffer.from('c1:1').toString('base64url')}`, pagingToken), 'getClassifieds'), { items: [] });
+    assert.deepEqual(ok(await get(`/classifieds?nextToken=${Buffer.from('c1:1').toString('base64url')}`, pagingToken), 'getClassifieds'), {
+      items: [],
+    });
   });
 
   it('needs the scope caas:classifieds:read', async () => {
@@ -393,16 +423,26 @@ describe('GET /classifieds/{classifiedId}', () => {
     notFound(await get(`/classifieds/${id}`, otherClientToken), id, 'GetClassified');
     notFound(await get(`/classifieds/${id}`, sandboxToken, {}, '/sandbox/caas/v4'), id, 'GetClassified');
     // Nor do the others list it.
-    for (const [bearer, root] of [[otherAgencyToken, '/caas/v4'], [otherClientToken, '/caas/v4'], [sandboxToken, '/sandbox/caas/v4']] as const) {
+    for (const [bearer, root] of [
+      [otherAgencyToken, '/caas/v4'],
+      [otherClientToken, '/caas/v4'],
+      [sandboxToken, '/sandbox/caas/v4'],
+    ] as const) {
       const listed = ok(await get('/classifieds', bearer, {}, root), 'getClassifieds');
-      assert.equal(listed.items.some((entry: Body) => entry.classifiedId === id), false);
+      assert.equal(
+        listed.items.some((entry: Body) => entry.classifiedId === id),
+        false,
+      );
     }
   });
 
   it('serves the sandbox its own classifieds', async () => {
     const sandboxBody = classified('SANDBOX');
     const sandboxId = await post(sandboxBody, sandboxToken, '/sandbox/caas/v4');
-    assert.deepEqual(ok(await get(`/classifieds/${sandboxId}`, sandboxToken, {}, '/sandbox/caas/v4'), 'GetClassified'), { ...sandboxBody, classifiedId: sandboxId });
+    assert.deepEqual(ok(await get(`/classifieds/${sandboxId}`, sandboxToken, {}, '/sandbox/caas/v4'), 'GetClassified'), {
+      ...sandboxBody,
+      classifiedId: sandboxId,
+    });
     notFound(await get(`/classifieds/${sandboxId}`), sandboxId, 'GetClassified');
   });
 
@@ -510,10 +550,14 @@ describe('GET /classifieds/{classifiedId}/statuses of an unprocessed write', () 
 
   it('needs the scope caas:classifieds:read', async () => {
     const id = await post(classified('STATUS'));
-    problem(await get(`/classifieds/${id}/statuses`, createOnlyToken), 403, 'Forbidden', 'The access token lacks the scope caas:classifieds:read');
+    problem(
+      await get(`/classifieds/${id}/statuses`, createOnlyToken),
+      403,
+      'Forbidden',
+      'The access token lacks the scope caas:classifieds:read',
+    );
   });
 });
-
 
 describe('GET /classifieds/{classifiedId}/statuses of processed writes (worker on)', () => {
   let workerDatabase: TestDatabase;
@@ -561,7 +605,14 @@ describe('GET /classifieds/{classifiedId}/statuses of processed writes (worker o
       'BD_DESCRIPTION_LENGTH: data.texts.description must have at least 160 characters in one language to publish on BD, got 0';
     const both = ['SL', 'BD'];
     const write_ = (revision: number, operation: 'POST' | 'PUT', words: [string, string, string]) => [
-      statusItem(stored, id, { revision, portals: ['SL'], status: words[2], message: 'Accepted on SL', mediaStatuses: [], stage: 'accepted' }),
+      statusItem(stored, id, {
+        revision,
+        portals: ['SL'],
+        status: words[2],
+        message: 'Accepted on SL',
+        mediaStatuses: [],
+        stage: 'accepted',
+      }),
       statusItem(stored, id, {
         revision,
         portals: ['BD'],
@@ -570,7 +621,13 @@ describe('GET /classifieds/{classifiedId}/statuses of processed writes (worker o
         message: 'Rejected on BD: 2 rules violated',
         stage: 'rejected',
       }),
-      statusItem(stored, id, { revision, portals: both, status: words[0], message: `Revision ${revision} is being checked`, stage: 'analyzed' }),
+      statusItem(stored, id, {
+        revision,
+        portals: both,
+        status: words[0],
+        message: `Revision ${revision} is being checked`,
+        stage: 'analyzed',
+      }),
       statusItem(stored, id, {
         revision,
         portals: both,
@@ -580,7 +637,10 @@ describe('GET /classifieds/{classifiedId}/statuses of processed writes (worker o
         stage: 'processed',
       }),
     ];
-    all = [...write_(2, 'PUT', ['UPDATING', 'UPDATING_FAILED', 'UPDATED']), ...write_(1, 'POST', ['CREATING', 'CREATING_FAILED', 'CREATED'])];
+    all = [
+      ...write_(2, 'PUT', ['UPDATING', 'UPDATING_FAILED', 'UPDATED']),
+      ...write_(1, 'POST', ['CREATING', 'CREATING_FAILED', 'CREATED']),
+    ];
   });
 
   after(async () => {
@@ -638,8 +698,20 @@ describe('GET /classifieds/{classifiedId}/statuses of processed writes (worker o
     await until('DELETED');
     stored = await storedStatuses(worker, id);
     const deleted = [
-      statusItem(stored, id, { revision: 3, portals: ['SL', 'BD'], status: 'DELETED', message: 'The classified and all its media were deleted', stage: 'accepted' }),
-      statusItem(stored, id, { revision: 3, portals: ['SL', 'BD'], status: 'DELETING', message: 'Revision 3 is being checked', stage: 'analyzed' }),
+      statusItem(stored, id, {
+        revision: 3,
+        portals: ['SL', 'BD'],
+        status: 'DELETED',
+        message: 'The classified and all its media were deleted',
+        stage: 'accepted',
+      }),
+      statusItem(stored, id, {
+        revision: 3,
+        portals: ['SL', 'BD'],
+        status: 'DELETING',
+        message: 'Revision 3 is being checked',
+        stage: 'analyzed',
+      }),
       statusItem(stored, id, {
         revision: 3,
         portals: ['SL', 'BD'],

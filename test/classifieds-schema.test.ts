@@ -55,7 +55,10 @@ function objectsOf(document: Schema, start: Schema): Record<string, boolean> {
     const single = node.oneOf as Schema[] | undefined;
     if (single?.length === 1) return visit(single[0] as Schema, at);
     const parts = [node, ...((node.allOf as Schema[] | undefined) ?? []).map(resolve)];
-    const properties = Object.assign({}, ...parts.map((part) => (part.properties as Record<string, Schema> | undefined) ?? {})) as Record<string, Schema>;
+    const properties = Object.assign({}, ...parts.map((part) => (part.properties as Record<string, Schema> | undefined) ?? {})) as Record<
+      string,
+      Schema
+    >;
     const variants = parts.flatMap((part) => (part.anyOf as Schema[] | undefined) ?? []);
     if (variants.length > 0) {
       variants.forEach((variant, i) => visit(variant, `${at}|${i}`));
@@ -110,7 +113,10 @@ describe('classified schema generation', () => {
     const { rows, enums } = readReference(root);
     const schema = generateClassifiedSchema(rows, enums);
     const generated = renderSchema(schema);
-    for (const [file, text] of [[SCHEMA_FILE, generated], [TYPES_FILE, renderTypes(schema)]] as const) {
+    for (const [file, text] of [
+      [SCHEMA_FILE, generated],
+      [TYPES_FILE, renderTypes(schema)],
+    ] as const) {
       const checkedIn = fs.readFileSync(path.join(root, file), 'utf8');
       // A message instead of a 7000-line diff.
       assert.ok(checkedIn === text, `${file} is stale: run npm run generate:caas-schema and commit it`);
@@ -143,22 +149,46 @@ describe('classified schema generation', () => {
     const real = objectsOf(facts, (facts.components as { schemas: Record<string, Schema> }).schemas.AvivClassified as Schema);
     const ours = objectsOf(classifiedSchema as Schema, classifiedSchema as Schema);
     assert.deepEqual(Object.keys(ours).sort(), Object.keys(real).sort());
-    const closed = (objects: Record<string, boolean>) => Object.keys(objects).filter((at) => objects[at]).sort();
+    const closed = (objects: Record<string, boolean>) =>
+      Object.keys(objects)
+        .filter((at) => objects[at])
+        .sort();
     assert.deepEqual(closed(ours), closed(real));
     // The objects open in the real document, which therefore keep unknown members as sent.
     assert.deepEqual(
-      Object.keys(real).filter((at) => !real[at]).sort(),
+      Object.keys(real)
+        .filter((at) => !real[at])
+        .sort(),
       [
-        '.data.buildingProperty', '.data.buildingProperty.program', '.data.buildingProperty.program.coPromotion',
-        '.data.buildingProperty.program.coPromotion.coPromoter', '.data.buildingProperty.program.coPromotion.coPromoter.address',
-        '.data.buildingProperty.program.coPromotion.promoter', '.data.buildingProperty.program.coPromotion.promoter.address',
-        '.data.buildingProperty.program.salesOffice', '.data.buildingProperty.units[].unitDescription', '.data.features.internet',
-        '.data.features.internet.internetAvailability', '.data.features.internet.propertyInternetAccess', '.data.links',
-        '.data.location.geometry|0', '.data.location.geometry|1', '.data.location.geometry|2', '.data.location.geometry|3',
-        '.data.location.geometry|4', '.data.location.geometry|5', '.data.management.countrySpecific.be.lifeAnnuity.annuitants',
-        '.specific.gsl.additionalContactPerson', '.specific.gsl.additionalContactPerson.address', '.specific.gsl.mainContactPerson',
-        '.specific.gsl.mainContactPerson.address', '.specific.gsl.mandateCoOwner1', '.specific.gsl.mandateCoOwner1.address',
-        '.specific.gsl.mandateCoOwner2', '.specific.gsl.mandateCoOwner2.address', '.specific.gsl.mandateCoOwner3',
+        '.data.buildingProperty',
+        '.data.buildingProperty.program',
+        '.data.buildingProperty.program.coPromotion',
+        '.data.buildingProperty.program.coPromotion.coPromoter',
+        '.data.buildingProperty.program.coPromotion.coPromoter.address',
+        '.data.buildingProperty.program.coPromotion.promoter',
+        '.data.buildingProperty.program.coPromotion.promoter.address',
+        '.data.buildingProperty.program.salesOffice',
+        '.data.buildingProperty.units[].unitDescription',
+        '.data.features.internet',
+        '.data.features.internet.internetAvailability',
+        '.data.features.internet.propertyInternetAccess',
+        '.data.links',
+        '.data.location.geometry|0',
+        '.data.location.geometry|1',
+        '.data.location.geometry|2',
+        '.data.location.geometry|3',
+        '.data.location.geometry|4',
+        '.data.location.geometry|5',
+        '.data.management.countrySpecific.be.lifeAnnuity.annuitants',
+        '.specific.gsl.additionalContactPerson',
+        '.specific.gsl.additionalContactPerson.address',
+        '.specific.gsl.mainContactPerson',
+        '.specific.gsl.mainContactPerson.address',
+        '.specific.gsl.mandateCoOwner1',
+        '.specific.gsl.mandateCoOwner1.address',
+        '.specific.gsl.mandateCoOwner2',
+        '.specific.gsl.mandateCoOwner2.address',
+        '.specific.gsl.mandateCoOwner3',
         '.specific.gsl.mandateCoOwner3.address',
       ].sort(),
     );
@@ -193,9 +223,7 @@ describe('classified schema: valid bodies', () => {
   it('accepts both spellings of the members the reference names with a trailing "?"', () => {
     const body = realisticClassified();
     body.data.buildingProperty = {
-      units: [
-        { propertyType: 'APARTMENT', number: 3, unitDescription: { spaceMin: 60, description: 'Two bedrooms', 'isDuplex?': true } },
-      ],
+      units: [{ propertyType: 'APARTMENT', number: 3, unitDescription: { spaceMin: 60, description: 'Two bedrooms', 'isDuplex?': true } }],
     };
     assert.equal(problemFor(body), null);
   });
@@ -293,7 +321,8 @@ function setAt(document: Record<string, unknown>, steps: (string | number)[], va
 /** One document setting every leaf of the reference; of the GeoJSON variants, only `variant`. */
 function everyFieldClassified(variant: string): { document: Record<string, unknown>; leaves: number } {
   const rows = referenceRows();
-  const isParent = (row: ReferenceRow) => rows.some((r) => r.path.startsWith(`${row.path}.`) || r.path.startsWith(`${row.path}[`) || r.path.startsWith(`${row.path}<`));
+  const isParent = (row: ReferenceRow) =>
+    rows.some((r) => r.path.startsWith(`${row.path}.`) || r.path.startsWith(`${row.path}[`) || r.path.startsWith(`${row.path}<`));
   const document: Record<string, unknown> = {};
   let leaves = 0;
   for (const row of rows) {
@@ -336,7 +365,10 @@ describe('classified schema: refusals', () => {
   it('names an unknown member deep in the tree by its own pointer', () => {
     const body = minimalClassified();
     body.data.location.spaceship = 'USS Enterprise';
-    assert.deepEqual(problemFor(body), badRequest([{ name: '/data/location/spaceship', reason: 'must NOT have additional properties: spaceship.' }]));
+    assert.deepEqual(
+      problemFor(body),
+      badRequest([{ name: '/data/location/spaceship', reason: 'must NOT have additional properties: spaceship.' }]),
+    );
   });
 
   it('refuses unknown members where the real document does: top, media item, multilingual text', () => {
@@ -368,7 +400,10 @@ describe('classified schema: refusals', () => {
     assert.deepEqual(
       problemFor(body),
       badRequest([
-        { name: '/data/estateSubType/trading', reason: 'must be equal to one of the allowed values: STORE, SHOWROOM_SPACE, SHOPPING_CENTRE, KIOSK, SALES_AREA.' },
+        {
+          name: '/data/estateSubType/trading',
+          reason: 'must be equal to one of the allowed values: STORE, SHOWROOM_SPACE, SHOPPING_CENTRE, KIOSK, SALES_AREA.',
+        },
       ]),
     );
   });

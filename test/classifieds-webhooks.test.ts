@@ -10,7 +10,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { minimalClassified } from './fixtures/classifieds.js';
-import { createTestDatabase, getToken, http, makeClient, startTestServer, waitFor, type HttpResult, type TestDatabase, type TestServer } from './helpers.js';
+import {
+  createTestDatabase,
+  getToken,
+  http,
+  makeClient,
+  startTestServer,
+  waitFor,
+  type HttpResult,
+  type TestDatabase,
+  type TestServer,
+} from './helpers.js';
 
 type Body = Record<string, any>;
 
@@ -122,7 +132,17 @@ describe('PUT /webhooks and the status deliveries', () => {
       }
       const created = JSON.parse(requests.find((r) => JSON.parse(r.body).status === 'CREATED')!.body);
       assert.deepEqual(Object.keys(created).sort(), [
-        'classifiedId', 'creationDate', 'customerId', 'mediaStatuses', 'message', 'portals', 'revision', 'stage', 'status', 'statusDate', 'statusId',
+        'classifiedId',
+        'creationDate',
+        'customerId',
+        'mediaStatuses',
+        'message',
+        'portals',
+        'revision',
+        'stage',
+        'status',
+        'statusDate',
+        'statusId',
       ]);
       assert.deepEqual([created.revision, created.stage, created.message, created.mediaStatuses], [1, 'accepted', 'Accepted on SL', []]);
     } finally {
@@ -141,7 +161,10 @@ describe('PUT /webhooks and the status deliveries', () => {
       withBadMedia.media = [{ url: `${receiver.base}/no-such-picture.jpg`, mediaType: 'PICTURE' }];
       const result = await call('POST', '/classifieds', withBadMedia);
       const broken = (result.body as { classifiedId: string }).classifiedId;
-      const requests = await receiver.waitFor('two outcomes', (all) => statusesOf(all, plain).length + statusesOf(all, broken).length === 2);
+      const requests = await receiver.waitFor(
+        'two outcomes',
+        (all) => statusesOf(all, plain).length + statusesOf(all, broken).length === 2,
+      );
       assert.deepEqual(statusesOf(requests, plain), ['CREATED']);
       assert.deepEqual(statusesOf(requests, broken), ['CREATED_WITH_MEDIA_ERROR']);
     } finally {
@@ -195,7 +218,9 @@ describe('PUT /webhooks and the status deliveries', () => {
       const deleted = await call('DELETE', '/webhooks');
       assert.deepEqual([deleted.status, deleted.text], [200, '"success"']);
       const second = await post();
-      const { rows } = await server.pool.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE payload ->> 'classifiedId' = $1", [second]);
+      const { rows } = await server.pool.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE payload ->> 'classifiedId' = $1", [
+        second,
+      ]);
       assert.deepEqual(rows, [{ n: 0 }]);
       const again = await call('DELETE', '/webhooks');
       assert.equal(again.status, 404);
@@ -231,9 +256,14 @@ describe('PUT /webhooks and the status deliveries', () => {
   });
 
   it('accepts repeated statuses (the contract has no uniqueness rule) and stores each once', async () => {
-    const result = await call('PUT', '/webhooks', { url: 'https://hooks.example.org/repeats', statuses: ['CREATED', 'DELETED', 'CREATED'] });
+    const result = await call('PUT', '/webhooks', {
+      url: 'https://hooks.example.org/repeats',
+      statuses: ['CREATED', 'DELETED', 'CREATED'],
+    });
     assert.equal(result.status, 200, result.text);
-    const { rows } = await server.pool.query("SELECT statuses FROM caas_webhook_subscriptions WHERE url = 'https://hooks.example.org/repeats'");
+    const { rows } = await server.pool.query(
+      "SELECT statuses FROM caas_webhook_subscriptions WHERE url = 'https://hooks.example.org/repeats'",
+    );
     assert.deepEqual(rows, [{ statuses: ['CREATED', 'DELETED'] }]);
   });
 
@@ -241,7 +271,9 @@ describe('PUT /webhooks and the status deliveries', () => {
     const result = await call('PUT', '/webhooks', { url: 'https://hooks.example.org/open', statuses: ['CREATED'], colour: 'red' });
     assert.equal(result.status, 200, result.text);
     assert.equal(result.body, 'success');
-    const { rows } = await server.pool.query("SELECT url, statuses FROM caas_webhook_subscriptions WHERE url = 'https://hooks.example.org/open'");
+    const { rows } = await server.pool.query(
+      "SELECT url, statuses FROM caas_webhook_subscriptions WHERE url = 'https://hooks.example.org/open'",
+    );
     assert.deepEqual(rows, [{ url: 'https://hooks.example.org/open', statuses: ['CREATED'] }]);
   });
 
@@ -268,7 +300,10 @@ describe('webhook address policy', () => {
     try {
       const client = await makeClient(strict.pool, ['agency-1'], ['caas:*']);
       const strictToken = await getToken(strict, client, { root: '/caas/v4', intermediary: 'agency-1' });
-      const result = await http('PUT', `${strict.base}/caas/v4/webhooks`, { headers: { authorization: `Bearer ${strictToken}` }, body: { url: 'http://127.0.0.1:9/hooks' } });
+      const result = await http('PUT', `${strict.base}/caas/v4/webhooks`, {
+        headers: { authorization: `Bearer ${strictToken}` },
+        body: { url: 'http://127.0.0.1:9/hooks' },
+      });
       assert.equal(result.status, 400);
       assert.deepEqual((result.body as Body).errors, [
         { name: '/url', reason: 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow.' },

@@ -55,11 +55,25 @@ function classified(options: { estateId?: string; media?: string[] } = {}): Body
   return body;
 }
 
-function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, root = '/caas/v4', bearer = token): Promise<HttpResult> {
+function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  root = '/caas/v4',
+  bearer = token,
+): Promise<HttpResult> {
   return http(method, `${server.base}${root}${path}`, { headers: { authorization: `Bearer ${bearer}`, ...headers }, body });
 }
 
-function problem(result: HttpResult, status: number, title: string, detail: string, extra: Record<string, unknown> = {}, type?: string): void {
+function problem(
+  result: HttpResult,
+  status: number,
+  title: string,
+  detail: string,
+  extra: Record<string, unknown> = {},
+  type?: string,
+): void {
   assert.equal(result.status, status, result.text);
   // Every problem is at least the contract's ErrorResponse.
   assertContract('createClassified', 'default', result.body);
@@ -123,9 +137,18 @@ describe('POST /classifieds', () => {
   it('acknowledges a large realistic classified with 202, its revision, RECEIVED status and processing queue row committed', async () => {
     const body = realisticClassified();
     const id = acknowledged(await call('POST', '/classifieds', body), 1);
-    const { rows } = await server.pool.query('SELECT environment, agency_id, offerer_estate_id, revision, payload FROM classifieds WHERE id = $1', [id]);
+    const { rows } = await server.pool.query(
+      'SELECT environment, agency_id, offerer_estate_id, revision, payload FROM classifieds WHERE id = $1',
+      [id],
+    );
     assert.deepEqual(rows, [
-      { environment: 'production', agency_id: 'agency-1', offerer_estate_id: body.data.metaData.source.offererEstateId, revision: 1, payload: body },
+      {
+        environment: 'production',
+        agency_id: 'agency-1',
+        offerer_estate_id: body.data.metaData.source.offererEstateId,
+        revision: 1,
+        payload: body,
+      },
     ]);
     assert.deepEqual(await statusesOf(id), [
       {
@@ -139,7 +162,10 @@ describe('POST /classifieds', () => {
     ]);
     assert.deepEqual(await queuedOf(id), [{ environment: 'production', agency_id: 'agency-1', claimed_by: null, revisions: [1] }]);
     const media = await server.pool.query('SELECT url FROM classified_media WHERE classified_id = $1 ORDER BY url', [id]);
-    assert.deepEqual(media.rows.map((row) => row.url), body.media!.map((m) => m.url).sort());
+    assert.deepEqual(
+      media.rows.map((row) => row.url),
+      body.media!.map((m) => m.url).sort(),
+    );
   });
 
   it('refuses an unknown member deep in the tree and writes nothing', async () => {
@@ -226,10 +252,16 @@ describe('POST /classifieds', () => {
 
   it('refuses the same media url twice in one body', async () => {
     const url = 'https://cdn.example.org/twice.jpg';
-    problem(await call('POST', '/classifieds', classified({ media: [url, 'https://cdn.example.org/other.jpg', url] })), 400, 'Bad request', 'Your request has not been validated', {
-      errors: [{ name: '/media/2/url', reason: 'duplicates /media/0/url: a media url must be unique.' }],
-      errorSource: 'body',
-    });
+    problem(
+      await call('POST', '/classifieds', classified({ media: [url, 'https://cdn.example.org/other.jpg', url] })),
+      400,
+      'Bad request',
+      'Your request has not been validated',
+      {
+        errors: [{ name: '/media/2/url', reason: 'duplicates /media/0/url: a media url must be unique.' }],
+        errorSource: 'body',
+      },
+    );
   });
 
   it('refuses data.contact together with a contact block under specific (Colliding information)', async () => {
@@ -246,7 +278,12 @@ describe('POST /classifieds', () => {
   });
 
   it('needs the caas:classifieds:create scope', async () => {
-    problem(await call('POST', '/classifieds', classified(), {}, '/caas/v4', readOnlyToken), 403, 'Forbidden', 'The access token lacks the scope caas:classifieds:create');
+    problem(
+      await call('POST', '/classifieds', classified(), {}, '/caas/v4', readOnlyToken),
+      403,
+      'Forbidden',
+      'The access token lacks the scope caas:classifieds:create',
+    );
   });
 });
 
@@ -258,7 +295,10 @@ describe('PUT /classifieds/{classifiedId}', () => {
     acknowledged(await call('PUT', `/classifieds/${id}`, body, { 'if-match': '"1"' }), 2, 'PUT');
     body.data.location.city = 'Lille';
     acknowledged(await call('PUT', `/classifieds/${id}`, body), 3, 'PUT');
-    const { rows } = await server.pool.query("SELECT revision, payload -> 'data' -> 'location' ->> 'city' AS city FROM classifieds WHERE id = $1", [id]);
+    const { rows } = await server.pool.query(
+      "SELECT revision, payload -> 'data' -> 'location' ->> 'city' AS city FROM classifieds WHERE id = $1",
+      [id],
+    );
     assert.deepEqual(rows, [{ revision: 3, city: 'Lille' }]);
     assert.deepEqual(await pendingRevisions(id), [1, 2, 3]);
   });
@@ -268,9 +308,17 @@ describe('PUT /classifieds/{classifiedId}', () => {
     const id = acknowledged(await call('POST', '/classifieds', body), 1);
     const before = await tableCounts();
     body.data.location.city = 'Lyon';
-    problem(await call('PUT', `/classifieds/${id}`, body, { 'if-match': '"7"' }), 412, 'Precondition failed', 'If-Match "7" does not match the current ETag "1"');
+    problem(
+      await call('PUT', `/classifieds/${id}`, body, { 'if-match': '"7"' }),
+      412,
+      'Precondition failed',
+      'If-Match "7" does not match the current ETag "1"',
+    );
     assert.deepEqual(await tableCounts(), before);
-    const { rows } = await server.pool.query("SELECT revision, payload -> 'data' -> 'location' ->> 'city' AS city FROM classifieds WHERE id = $1", [id]);
+    const { rows } = await server.pool.query(
+      "SELECT revision, payload -> 'data' -> 'location' ->> 'city' AS city FROM classifieds WHERE id = $1",
+      [id],
+    );
     assert.deepEqual(rows, [{ revision: 1, city: 'Paris' }]);
   });
 
@@ -289,7 +337,14 @@ describe('PUT /classifieds/{classifiedId}', () => {
         portals: ['BUCOM'],
         message: 'The PUT of revision 2 was received and is queued for processing',
       },
-      { revision: 2, status: 'UPDATED', sub_status: null, stage: 'accepted', portals: ['BUCOM'], message: 'Unchanged: the payload equals revision 1; nothing was processed' },
+      {
+        revision: 2,
+        status: 'UPDATED',
+        sub_status: null,
+        stage: 'accepted',
+        portals: ['BUCOM'],
+        message: 'Unchanged: the payload equals revision 1; nothing was processed',
+      },
     ]);
     assert.deepEqual(await pendingRevisions(id), [1]);
   });
@@ -326,7 +381,12 @@ describe('PUT /classifieds/{classifiedId}', () => {
     const added = 'https://cdn.example.org/diff/added.jpg';
     const id = acknowledged(await call('POST', '/classifieds', classified({ estateId: 'DIFF-1', media: [kept, dropped] })), 1);
     const mediaIds = async () =>
-      Object.fromEntries((await server.pool.query('SELECT url, media_id FROM classified_media WHERE classified_id = $1', [id])).rows.map((r) => [r.url, r.media_id]));
+      Object.fromEntries(
+        (await server.pool.query('SELECT url, media_id FROM classified_media WHERE classified_id = $1', [id])).rows.map((r) => [
+          r.url,
+          r.media_id,
+        ]),
+      );
     const before = await mediaIds();
     acknowledged(await call('PUT', `/classifieds/${id}`, classified({ estateId: 'DIFF-1', media: [added, kept] })), 2, 'PUT');
     const afterPut = await mediaIds();
@@ -347,12 +407,22 @@ describe('PUT /classifieds/{classifiedId}', () => {
     );
   });
 
-  it('answers 404 for an unknown classified, another agency\'s, and the other environment\'s; 400 for a malformed id', async () => {
+  it("answers 404 for an unknown classified, another agency's, and the other environment's; 400 for a malformed id", async () => {
     const id = acknowledged(await call('POST', '/classifieds', classified()), 1);
     const unknown = '6f1c1f3e-2a7b-4c1e-9d7a-0b3e5c2d1a90';
     problem(await call('PUT', `/classifieds/${unknown}`, classified()), 404, 'Not found', `No classified ${unknown}`);
-    problem(await call('PUT', `/classifieds/${id}`, classified(), {}, '/caas/v4', otherAgencyToken), 404, 'Not found', `No classified ${id}`);
-    problem(await call('PUT', `/classifieds/${id}`, classified(), {}, '/sandbox/caas/v4', sandboxToken), 404, 'Not found', `No classified ${id}`);
+    problem(
+      await call('PUT', `/classifieds/${id}`, classified(), {}, '/caas/v4', otherAgencyToken),
+      404,
+      'Not found',
+      `No classified ${id}`,
+    );
+    problem(
+      await call('PUT', `/classifieds/${id}`, classified(), {}, '/sandbox/caas/v4', sandboxToken),
+      404,
+      'Not found',
+      `No classified ${id}`,
+    );
     problem(await call('PUT', '/classifieds/not-a-uuid', classified()), 400, 'Bad request', 'Your request has not been validated', {
       errors: [{ name: 'classifiedId', reason: 'must match format "uuid".' }],
       errorSource: 'requestParameter',
@@ -377,9 +447,14 @@ describe('DELETE /classifieds/{classifiedId}', () => {
     problem(await call('PUT', `/classifieds/${id}`, classified()), 404, 'Not found', `No classified ${id}`);
   });
 
-  it('answers 404 for another agency\'s classified and leaves it alone', async () => {
+  it("answers 404 for another agency's classified and leaves it alone", async () => {
     const id = acknowledged(await call('POST', '/classifieds', classified()), 1);
-    problem(await call('DELETE', `/classifieds/${id}`, undefined, {}, '/caas/v4', otherAgencyToken), 404, 'Not found', `No classified ${id}`);
+    problem(
+      await call('DELETE', `/classifieds/${id}`, undefined, {}, '/caas/v4', otherAgencyToken),
+      404,
+      'Not found',
+      `No classified ${id}`,
+    );
     assert.deepEqual(await pendingRevisions(id), [1]);
   });
 });

@@ -129,7 +129,10 @@ describe('immogate clients', () => {
     assert.equal((clim.body as { scope: string }).scope, 'clim:listings:read');
     const leads = await tokenRequest(created, { audience: `${server.base}/seeker-leads/v1` });
     assert.equal(leads.status, 400);
-    assert.deepEqual(leads.body, { error: 'invalid_scope', error_description: `the client holds no scope of ${server.base}/seeker-leads/v1` });
+    assert.deepEqual(leads.body, {
+      error: 'invalid_scope',
+      error_description: `the client holds no scope of ${server.base}/seeker-leads/v1`,
+    });
   });
 
   it('create without --json prints a readable record and the secret; the client is of the sandbox only', async () => {
@@ -157,7 +160,10 @@ describe('immogate clients', () => {
         '',
       ].join('\n'),
     );
-    const token = await tokenRequest({ clientId: client.clientId, secret }, { intermediary_id: 'agency-p', audience: `${server.base}/sandbox/caas/v4` });
+    const token = await tokenRequest(
+      { clientId: client.clientId, secret },
+      { intermediary_id: 'agency-p', audience: `${server.base}/sandbox/caas/v4` },
+    );
     assert.equal(token.status, 200);
     const production = await tokenRequest({ clientId: client.clientId, secret }, { intermediary_id: 'agency-p' });
     assert.equal(production.status, 400);
@@ -169,7 +175,10 @@ describe('immogate clients', () => {
   });
 
   it('update --environments lets a reviewed client into production', async () => {
-    const output = (await cliJson(['clients', 'update', plain.clientId, '--environments', 'sandbox,production'])) as Record<string, unknown>;
+    const output = (await cliJson(['clients', 'update', plain.clientId, '--environments', 'sandbox,production'])) as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(output.environments, ['sandbox', 'production']);
     assert.equal((await tokenRequest(plain, { intermediary_id: 'agency-p' })).status, 200);
     const back = await cli(['clients', 'update', plain.clientId, '--environments', 'sandbox']);
@@ -181,7 +190,11 @@ describe('immogate clients', () => {
       stdout: '',
       stderr: 'immogate: unknown environment "staging"; known environments: production, sandbox\n',
     });
-    assert.deepEqual(await cli(['clients', 'update', 'ig_nope', '--environments', 'sandbox']), { code: 1, stdout: '', stderr: 'immogate: no client ig_nope\n' });
+    assert.deepEqual(await cli(['clients', 'update', 'ig_nope', '--environments', 'sandbox']), {
+      code: 1,
+      stdout: '',
+      stderr: 'immogate: no client ig_nope\n',
+    });
   });
 
   it('list prints every client as JSON', async () => {
@@ -282,7 +295,8 @@ describe('immogate clients report', () => {
     // A token per call for one audience and intermediary: six in a day, above the default threshold of five.
     for (let i = 0; i < 6; i += 1) assert.equal((await tokenRequest(chatty, { intermediary_id: 'agency-c' })).status, 200);
     // Two wrong secrets: the report counts them.
-    for (let i = 0; i < 2; i += 1) assert.equal((await tokenRequest({ ...chatty, secret: 'wrong' }, { intermediary_id: 'agency-c' })).status, 401);
+    for (let i = 0; i < 2; i += 1)
+      assert.equal((await tokenRequest({ ...chatty, secret: 'wrong' }, { intermediary_id: 'agency-c' })).status, 401);
     assert.equal((await tokenRequest(chatty, { intermediary_id: 'agency-c', audience: `${server.base}/seeker-leads/v1` })).status, 200);
     // A cached token per audience and intermediary.
     assert.equal((await tokenRequest(polite, { intermediary_id: 'agency-d' })).status, 200);
@@ -295,7 +309,8 @@ describe('immogate clients report', () => {
     const failures = await server.pool.query<{ client_id: string; day: string; failures: number }>(
       "SELECT client_id, to_char(day, 'YYYY-MM-DD') AS day, failures FROM auth_failure_days",
     );
-    const failed = (clientId: string, day: string) => failures.rows.find((row) => row.client_id === clientId && row.day === day)?.failures ?? 0;
+    const failed = (clientId: string, day: string) =>
+      failures.rows.find((row) => row.client_id === clientId && row.day === day)?.failures ?? 0;
     const { rows } = await server.pool.query<{ client_id: string; name: string; day: string; audience: string; intermediary_id: string }>(
       `SELECT t.client_id, c.name, to_char((t.issued_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, t.audience, t.intermediary_id
        FROM token_issuance t JOIN clients c USING (client_id)`,
@@ -335,12 +350,30 @@ describe('immogate clients report', () => {
     // Issued within the last seconds: all on one UTC day unless that day just ended.
     if (chattyRows.length === 1 && chattyRows[0]?.day === today) {
       assert.deepEqual(chattyRows, [
-        { clientId: chatty.clientId, name: 'chatty', day: today, tokens: 7, targets: 2, maxPerTarget: 6, reusesTokens: false, failedAuthentications: 2 },
+        {
+          clientId: chatty.clientId,
+          name: 'chatty',
+          day: today,
+          tokens: 7,
+          targets: 2,
+          maxPerTarget: 6,
+          reusesTokens: false,
+          failedAuthentications: 2,
+        },
       ]);
     }
     if (politeRows.length === 1 && politeRows[0]?.day === today) {
       assert.deepEqual(politeRows, [
-        { clientId: polite.clientId, name: 'polite', day: today, tokens: 3, targets: 3, maxPerTarget: 1, reusesTokens: true, failedAuthentications: 0 },
+        {
+          clientId: polite.clientId,
+          name: 'polite',
+          day: today,
+          tokens: 3,
+          targets: 3,
+          maxPerTarget: 1,
+          reusesTokens: true,
+          failedAuthentications: 0,
+        },
       ]);
     }
   });
@@ -372,7 +405,7 @@ describe('immogate clients report', () => {
 
   it('says so when no token was issued in the period', async () => {
     await server.pool.query("UPDATE token_issuance SET issued_at = issued_at - interval '30 days'");
-    await server.pool.query("UPDATE auth_failure_days SET day = day - 30");
+    await server.pool.query('UPDATE auth_failure_days SET day = day - 30');
     const result = await cli(['clients', 'report', '--days', '3']);
     assert.deepEqual(result, { code: 0, stdout: 'no tokens issued nor authentications failed in the last 3 day(s)\n', stderr: '' });
     assert.deepEqual(await cliJson(['clients', 'report', '--days', '3']), []);
@@ -387,8 +420,18 @@ describe('immogate errors', () => {
       1,
       `immogate: unknown scope "caas:everything"; known scopes: ${ALL_SCOPES.join(' ')}\n`,
     ],
-    ['a scope in the wrong case', ['clients', 'create', '--name', 'x', '--intermediary', 'a', '--scopes', 'CAAS:*'], 1, `immogate: unknown scope "CAAS:*"; known scopes: ${ALL_SCOPES.join(' ')}\n`],
-    ['an empty scope list', ['clients', 'create', '--name', 'x', '--intermediary', 'a', '--scopes', ' '], 1, 'immogate: --scopes must name at least one scope\n'],
+    [
+      'a scope in the wrong case',
+      ['clients', 'create', '--name', 'x', '--intermediary', 'a', '--scopes', 'CAAS:*'],
+      1,
+      `immogate: unknown scope "CAAS:*"; known scopes: ${ALL_SCOPES.join(' ')}\n`,
+    ],
+    [
+      'an empty scope list',
+      ['clients', 'create', '--name', 'x', '--intermediary', 'a', '--scopes', ' '],
+      1,
+      'immogate: --scopes must name at least one scope\n',
+    ],
     ['a missing --intermediary', ['clients', 'create', '--name', 'x'], 1, 'immogate: at least one --intermediary is required\n'],
     [
       'a malformed intermediary',
@@ -400,7 +443,12 @@ describe('immogate errors', () => {
     ['an unknown client to rotate', ['clients', 'rotate-secret', 'ig_nope'], 1, 'immogate: no client ig_nope\n'],
     ['an unknown client to disable', ['clients', 'disable', 'ig_nope'], 1, 'immogate: no client ig_nope\n'],
     ['a bad --days', ['clients', 'report', '--days', 'abc'], 1, 'immogate: --days must be a positive whole number, got "abc"\n'],
-    ['a zero --threshold', ['clients', 'report', '--threshold', '0'], 1, 'immogate: --threshold must be a positive whole number, got "0"\n'],
+    [
+      'a zero --threshold',
+      ['clients', 'report', '--threshold', '0'],
+      1,
+      'immogate: --threshold must be a positive whole number, got "0"\n',
+    ],
   ];
   for (const [name, args, code, stderr] of cases) {
     it(`${name}: exit ${code}, a message on stderr, nothing on stdout`, async () => {
@@ -433,7 +481,8 @@ describe('immogate errors', () => {
     const result = await cli(['--help']);
     assert.equal(result.code, 0);
     assert.equal(result.stderr, '');
-    for (const command of ['start', 'server', 'worker', 'migrate', 'clients']) assert.match(result.stdout, new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['start', 'server', 'worker', 'migrate', 'clients'])
+      assert.match(result.stdout, new RegExp(`^  ${command}\\b`, 'm'));
   });
 
   it('an unreachable DATABASE_URL is named', async () => {

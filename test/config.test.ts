@@ -129,8 +129,16 @@ describe('loadConfig', () => {
       [{ PORT: 'abc' }, 'PORT', 'must be a whole number, got "abc"'],
       [{ HTTP_HEADERS_TIMEOUT_SECONDS: '0' }, 'HTTP_HEADERS_TIMEOUT_SECONDS', 'must be between 1 and 3600, got 0'],
       [{ HTTP_MAX_CONNECTIONS: '0' }, 'HTTP_MAX_CONNECTIONS', 'must be between 1 and 1000000, got 0'],
-      [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY', 'must be 32 random bytes, as base64 or 64 hex digits (create one with: openssl rand -base64 32)'],
-      [{ SECRETS_KEY_PREVIOUS: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=' }, 'SECRETS_KEY_PREVIOUS', 'is only read together with SECRETS_KEY'],
+      [
+        { SECRETS_KEY: 'too-short' },
+        'SECRETS_KEY',
+        'must be 32 random bytes, as base64 or 64 hex digits (create one with: openssl rand -base64 32)',
+      ],
+      [
+        { SECRETS_KEY_PREVIOUS: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=' },
+        'SECRETS_KEY_PREVIOUS',
+        'is only read together with SECRETS_KEY',
+      ],
       [{ PORT: '70000' }, 'PORT', 'must be between 1 and 65535, got 70000'],
       [{ PORT: '0' }, 'PORT', 'must be between 1 and 65535, got 0'],
       [{ PORT: '-1' }, 'PORT', 'must be a whole number, got "-1"'],
@@ -196,7 +204,12 @@ describe('the S3 blob store settings', () => {
   });
 
   it('read S3_REGION and S3_FORCE_PATH_STYLE', () => {
-    const config = loadConfig({ ...S3, S3_ENDPOINT: 'https://s3.eu-central-1.amazonaws.com', S3_REGION: 'eu-central-1', S3_FORCE_PATH_STYLE: 'false' });
+    const config = loadConfig({
+      ...S3,
+      S3_ENDPOINT: 'https://s3.eu-central-1.amazonaws.com',
+      S3_REGION: 'eu-central-1',
+      S3_FORCE_PATH_STYLE: 'false',
+    });
     assert.equal(config.s3?.endpoint, 'https://s3.eu-central-1.amazonaws.com');
     assert.equal(config.s3?.region, 'eu-central-1');
     assert.equal(config.s3?.forcePathStyle, false);
@@ -204,7 +217,11 @@ describe('the S3 blob store settings', () => {
 
   it('leave S3 off (blobs under DATA_DIR) when no S3 variable is set, or all are empty', () => {
     assert.equal(loadConfig({}).s3, undefined);
-    assert.equal(loadConfig({ S3_ENDPOINT: '', S3_BUCKET: '', S3_REGION: '', S3_ACCESS_KEY_ID: '', S3_SECRET_ACCESS_KEY: '', S3_FORCE_PATH_STYLE: '' }).s3, undefined);
+    assert.equal(
+      loadConfig({ S3_ENDPOINT: '', S3_BUCKET: '', S3_REGION: '', S3_ACCESS_KEY_ID: '', S3_SECRET_ACCESS_KEY: '', S3_FORCE_PATH_STYLE: '' })
+        .s3,
+      undefined,
+    );
   });
 
   describe('stop start-up when partial or bad, naming the variable', () => {
@@ -225,7 +242,12 @@ describe('the S3 blob store settings', () => {
       ['S3_ENDPOINT not a URL', { ...S3, S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT', 'must use http or https, got "minio:"'],
       ['S3_ENDPOINT not absolute', { ...S3, S3_ENDPOINT: '/minio' }, 'S3_ENDPOINT', 'must be an absolute http(s) URL, got "/minio"'],
       ['S3_BUCKET with capitals', { ...S3, S3_BUCKET: 'Media' }, 'S3_BUCKET', 'must be a valid bucket name, got "Media"'],
-      ['S3_REGION with spaces', { ...S3, S3_REGION: 'eu central' }, 'S3_REGION', 'must be a region name such as eu-central-1, got "eu central"'],
+      [
+        'S3_REGION with spaces',
+        { ...S3, S3_REGION: 'eu central' },
+        'S3_REGION',
+        'must be a region name such as eu-central-1, got "eu central"',
+      ],
       ['S3_FORCE_PATH_STYLE=yes', { ...S3, S3_FORCE_PATH_STYLE: 'yes' }, 'S3_FORCE_PATH_STYLE', 'must be true or false, got "yes"'],
     ];
     for (const [title, env, variable, message] of cases) {
@@ -248,7 +270,8 @@ describe('the S3 blob store settings', () => {
     assert.deepEqual(result, {
       code: 1,
       stdout: '',
-      stderr: 'immogate: S3_BUCKET: is required when any S3 variable is set (S3 needs S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY)\n',
+      stderr:
+        'immogate: S3_BUCKET: is required when any S3 variable is set (S3 needs S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY)\n',
     });
   });
 });

@@ -113,6 +113,8 @@ async function crashCycles(t: TestContext, killPostgresToo: boolean): Promise<vo
 }
 
 describe('crash recovery under load', () => {
-  it('kill -9 of immogate five times: every restart ready at once, everything acknowledged processed and notified once', VARIANT, (t) => crashCycles(t, false));
+  it('kill -9 of immogate five times: every restart ready at once, everything acknowledged processed and notified once', VARIANT, (t) =>
+    crashCycles(t, false),
+  );
   it('kill -9 of immogate and its PostgreSQL five times: the same', VARIANT, (t) => crashCycles(t, true));
 });

@@ -43,7 +43,10 @@ let downPort: number;
 
 before(async () => {
   database = await createTestDatabase();
-  server = await startTestServer(database, { worker: true, env: { ADMIN_TOKEN, ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.05' } });
+  server = await startTestServer(database, {
+    worker: true,
+    env: { ADMIN_TOKEN, ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.05' },
+  });
   bare = await startTestServer(database);
   client = await makeClient(server.pool, ['agency-1', 'agency-2', 'agency-3', 'agency-4', 'agency-5', 'agency-6'], ['caas:*', 'leads:*']);
   downPort = await freePort();
@@ -101,13 +104,19 @@ class Receiver {
   }
 
   arrived(count: number): Promise<Received[]> {
-    return waitFor(`${count} request(s) at the receiver`, async () => this.requests, (requests) => requests.length >= count);
+    return waitFor(
+      `${count} request(s) at the receiver`,
+      async () => this.requests,
+      (requests) => requests.length >= count,
+    );
   }
 }
 
 /** The payload of a received webhook, verified with the Standard Webhooks reference library. */
 function verified(request: Received, secret: string): unknown {
-  const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(request.headers[name])]));
+  const headers = Object.fromEntries(
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(request.headers[name])]),
+  );
   return new Webhook(Buffer.from(secret).toString('base64')).verify(request.body, headers);
 }
 
@@ -151,7 +160,9 @@ async function subscribeLeads(who: Tenant, url: string): Promise<string> {
 async function postLead(who: Tenant): Promise<string> {
   const result = await call('POST', who, '/leads', leadRequest());
   assert.equal(result.status, 200, result.text);
-  const { rows } = await server.pool.query('SELECT id FROM leads WHERE request_id = $1', [(result.body as { requestId: string }).requestId]);
+  const { rows } = await server.pool.query('SELECT id FROM leads WHERE request_id = $1', [
+    (result.body as { requestId: string }).requestId,
+  ]);
   return rows[0].id;
 }
 
@@ -165,7 +176,9 @@ interface Delivery {
 async function delivery(path: string[], value: string, state: string): Promise<Delivery> {
   const [row] = await waitFor(
     `the delivery of ${value} to be ${state}`,
-    async () => (await server.pool.query<Delivery>('SELECT id, state, payload FROM webhook_deliveries WHERE payload #>> $1 = $2', [path, value])).rows,
+    async () =>
+      (await server.pool.query<Delivery>('SELECT id, state, payload FROM webhook_deliveries WHERE payload #>> $1 = $2', [path, value]))
+        .rows,
     (rows) => rows[0]?.state === state,
   );
   return row!;
@@ -265,7 +278,11 @@ describe('immogate deliveries redeliver', () => {
       skipped: [],
     });
     // Nothing failed after now.
-    assert.deepEqual(await cli(['--since', new Date(Date.now() + 60_000).toISOString()]), { code: 0, stdout: 'redelivered 0 webhook(s)\n', stderr: '' });
+    assert.deepEqual(await cli(['--since', new Date(Date.now() + 60_000).toISOString()]), {
+      code: 0,
+      stdout: 'redelivered 0 webhook(s)\n',
+      stderr: '',
+    });
   });
 
   it('skips, saying why, an unknown id, a deleted classifieds subscription, an inactive lead subscription and a delivery being attempted', async () => {
@@ -294,10 +311,20 @@ describe('immogate deliveries redeliver', () => {
       stdout: `redelivered 0 webhook(s)\nskipped 1:\n  ${status.id}  its subscription was deleted\n`,
       stderr: '',
     });
-    assert.deepEqual(await cliJson(['--delivery', lead.id], 1), { redelivered: [], skipped: [{ deliveryId: lead.id, reason: 'its subscription is INACTIVE' }] });
+    assert.deepEqual(await cliJson(['--delivery', lead.id], 1), {
+      redelivered: [],
+      skipped: [{ deliveryId: lead.id, reason: 'its subscription is INACTIVE' }],
+    });
     const unknown = '0f6a4d2e-3b1c-4e5f-8a9b-7c6d5e4f3a2b';
-    assert.deepEqual(await cli(['--delivery', unknown]), { code: 1, stdout: `redelivered 0 webhook(s)\nskipped 1:\n  ${unknown}  no delivery has this id\n`, stderr: '' });
-    assert.deepEqual([(await statusDelivery(status.payload.classifiedId)).state, (await leadDelivery(lead.payload.metadata.leadId)).state], ['FAILED', 'FAILED']);
+    assert.deepEqual(await cli(['--delivery', unknown]), {
+      code: 1,
+      stdout: `redelivered 0 webhook(s)\nskipped 1:\n  ${unknown}  no delivery has this id\n`,
+      stderr: '',
+    });
+    assert.deepEqual(
+      [(await statusDelivery(status.payload.classifiedId)).state, (await leadDelivery(lead.payload.metadata.leadId)).state],
+      ['FAILED', 'FAILED'],
+    );
 
     // A delivery whose attempt is under way is left to it: a second sender would only race it.
     const receiver = new Receiver(await freePort());
@@ -309,7 +336,10 @@ describe('immogate deliveries redeliver', () => {
       const classifiedId = await postClassified(busy);
       const [held] = await receiver.arrived(1);
       const id = held!.headers['webhook-id'] as string;
-      assert.deepEqual(await cliJson(['--delivery', id], 1), { redelivered: [], skipped: [{ deliveryId: id, reason: 'an attempt of it is under way' }] });
+      assert.deepEqual(await cliJson(['--delivery', id], 1), {
+        redelivered: [],
+        skipped: [{ deliveryId: id, reason: 'an attempt of it is under way' }],
+      });
       receiver.release();
       await statusDelivery(classifiedId, 'DELIVERED');
       assert.deepEqual([receiver.requests.length, await attempts(id)], [1, 1]);
@@ -321,14 +351,23 @@ describe('immogate deliveries redeliver', () => {
   it('refuses arguments it cannot act on, before touching anything', async () => {
     const usage = (stderr: string) => ({ code: 1, stdout: '', stderr: `immogate: ${stderr}\n` });
     assert.deepEqual(await cli([]), usage('give exactly one of --delivery or --since'));
-    assert.deepEqual(await cli(['--delivery', '0f6a4d2e-3b1c-4e5f-8a9b-7c6d5e4f3a2b', '--since', '2026-01-01T00:00:00Z']), usage('give exactly one of --delivery or --since'));
+    assert.deepEqual(
+      await cli(['--delivery', '0f6a4d2e-3b1c-4e5f-8a9b-7c6d5e4f3a2b', '--since', '2026-01-01T00:00:00Z']),
+      usage('give exactly one of --delivery or --since'),
+    );
     assert.deepEqual(await cli(['--delivery', 'abc']), usage('--delivery must be a webhook-id (a UUID), got "abc"'));
     assert.deepEqual(await cli(['--since', 'yesterday']), usage('--since must be an ISO 8601 time, got "yesterday"'));
-    assert.deepEqual(await cli(['--delivery', '0f6a4d2e-3b1c-4e5f-8a9b-7c6d5e4f3a2b', '--agency', 'agency-1']), usage('--agency applies only with --since'));
+    assert.deepEqual(
+      await cli(['--delivery', '0f6a4d2e-3b1c-4e5f-8a9b-7c6d5e4f3a2b', '--agency', 'agency-1']),
+      usage('--agency applies only with --since'),
+    );
     const unknownApi = await cli(['--since', '2026-01-01T00:00:00Z', '--api', 'clim']);
     assert.equal(unknownApi.code, 2);
     assert.equal(unknownApi.stdout, '');
-    assert.ok(unknownApi.stderr.startsWith("error: option '--api <api>' argument 'clim' is invalid. Allowed choices are caas, leads.\n"), unknownApi.stderr);
+    assert.ok(
+      unknownApi.stderr.startsWith("error: option '--api <api>' argument 'clim' is invalid. Allowed choices are caas, leads.\n"),
+      unknownApi.stderr,
+    );
   });
 });
 
@@ -365,7 +404,9 @@ describe('POST /admin/deliveries/redeliveries', () => {
       { name: '/agency', reason: 'applies only with since.' },
       { name: '/environment', reason: 'applies only with since.' },
     ]);
-    await problem({ since: '2026-01-01T00:00:00Z', reason: 'receiver back' }, [{ name: '/reason', reason: 'must NOT have additional properties: reason.' }]);
+    await problem({ since: '2026-01-01T00:00:00Z', reason: 'receiver back' }, [
+      { name: '/reason', reason: 'must NOT have additional properties: reason.' },
+    ]);
     await problem({ deliveryId: 'abc' }, [{ name: '/deliveryId', reason: 'must match format "uuid".' }]);
     await problem({ since: 'yesterday', api: 'clim', environment: 'staging' }, [
       { name: '/since', reason: 'must match format "date-time".' },

@@ -30,7 +30,14 @@ let config: Config;
 const logger = createLogger({ logLevel: 'silent' });
 const SECRET = 'lead-api-key-0123456789abcdef';
 
-const settings = { DATA_DIR: '/nonexistent', SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: 'silent', WORKER_CONCURRENCY: '4', ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8' };
+const settings = {
+  DATA_DIR: '/nonexistent',
+  SECRETS_KEY: TEST_SECRETS_KEY,
+  LOG_LEVEL: 'silent',
+  WORKER_CONCURRENCY: '4',
+  ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8',
+};
 
 // ---- a receiver on loopback whose answers each test scripts, per path ----
 
@@ -107,7 +114,11 @@ function streamsWith(options: DeliveryStreamOptions): WorkStream<any>[] {
 
 const STREAMS = streamsWith({});
 
-async function withWorker(streams: readonly WorkStream<any>[], fn: (worker: Worker) => Promise<void>, workerConfig = config): Promise<void> {
+async function withWorker(
+  streams: readonly WorkStream<any>[],
+  fn: (worker: Worker) => Promise<void>,
+  workerConfig = config,
+): Promise<void> {
   const workerPool = createPool(database.url, 4);
   let worker: Worker | undefined;
   try {
@@ -119,7 +130,6 @@ async function withWorker(streams: readonly WorkStream<any>[], fn: (worker: Work
   }
 }
 
-
 interface DeliveryRow {
   state: string;
   attempts: number;
@@ -127,12 +137,19 @@ interface DeliveryRow {
 }
 
 async function delivery(id: string): Promise<DeliveryRow> {
-  const { rows } = await pool.query<DeliveryRow>('SELECT state, attempts, delivered_at IS NOT NULL AS delivered FROM webhook_deliveries WHERE id = $1', [id]);
+  const { rows } = await pool.query<DeliveryRow>(
+    'SELECT state, attempts, delivered_at IS NOT NULL AS delivered FROM webhook_deliveries WHERE id = $1',
+    [id],
+  );
   return rows[0] as DeliveryRow;
 }
 
 function settled(id: string, state: string): Promise<DeliveryRow> {
-  return waitFor(`delivery ${id} to be ${state}`, () => delivery(id), (row) => row?.state === state);
+  return waitFor(
+    `delivery ${id} to be ${state}`,
+    () => delivery(id),
+    (row) => row?.state === state,
+  );
 }
 
 interface AttemptRow {
@@ -185,7 +202,10 @@ function spec(url: string, overrides: Partial<DeliverySpec> = {}): DeliverySpec 
     agencyId: 'agency-1',
     subscriptionId: `sub-${counter}`,
     url,
-    payload: { leadId: `lead-${counter}`, contactRequest: { email: 'seeker@example.com', message: 'Is it still available? Ça m’intéresse.' } },
+    payload: {
+      leadId: `lead-${counter}`,
+      contactRequest: { email: 'seeker@example.com', message: 'Is it still available? Ça m’intéresse.' },
+    },
     secret: sealedWebhookSecret(SECRET),
     secretHeader: 'X-Api-Key',
     ...overrides,
@@ -233,7 +253,10 @@ describe('scheduling', () => {
       withTenant(pool, own, (client) => client.query('SELECT secret FROM webhook_deliveries WHERE id = $1', [id])),
       { message: 'permission denied for table webhook_deliveries' },
     );
-    await assert.rejects(withTenant(pool, own, (client) => client.query('SELECT headers FROM webhook_deliveries')), { message: 'permission denied for table webhook_deliveries' });
+    await assert.rejects(
+      withTenant(pool, own, (client) => client.query('SELECT headers FROM webhook_deliveries')),
+      { message: 'permission denied for table webhook_deliveries' },
+    );
     const visible = (tenant: { environment: 'sandbox' | 'production'; agencyId: string }) =>
       withTenant(pool, tenant, async (client) => (await client.query('SELECT id, state FROM webhook_deliveries WHERE id = $1', [id])).rows);
     assert.deepEqual(await visible(own), [{ id, state: 'CANCELLED' }]);
@@ -251,13 +274,21 @@ describe('scheduling', () => {
       name: 'TypeError',
       message: 'delivery header Webhook-Signature is set by the delivery itself',
     });
-    await assert.rejects(schedule(spec(script('/never'), { secret: '' })), { name: 'TypeError', message: 'a delivery needs a sealed signing secret' });
-    await assert.rejects(schedule(spec(script('/never'), { secret: SECRET })), { name: 'TypeError', message: 'a delivery needs a sealed signing secret' });
+    await assert.rejects(schedule(spec(script('/never'), { secret: '' })), {
+      name: 'TypeError',
+      message: 'a delivery needs a sealed signing secret',
+    });
+    await assert.rejects(schedule(spec(script('/never'), { secret: SECRET })), {
+      name: 'TypeError',
+      message: 'a delivery needs a sealed signing secret',
+    });
   });
 });
 
 describe('delivery', () => {
-  it('POSTs the JSON payload signed with Standard Webhooks headers the standardwebhooks package verifies, with X-Api-Key', { timeout: 30_000 }, async () => {
+  it('POSTs the JSON payload signed with Standard Webhooks headers the standardwebhooks package verifies, with X-Api-Key', {
+    timeout: 30_000,
+  }, async () => {
     const s = spec(script('/hooks/lead'));
     const id = await schedule(s);
     await withWorker(STREAMS, async () => {
@@ -274,13 +305,17 @@ describe('delivery', () => {
     assert.match(String(request.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]{43}=$/);
     // Another key, or another body, does not verify.
     assert.throws(() => verified(request, s.payload, 'another-key'), { name: 'WebhookVerificationError' });
-    assert.throws(() => verified({ ...request, body: request.body.replace('seeker', 'intruder') }, s.payload), { name: 'WebhookVerificationError' });
+    assert.throws(() => verified({ ...request, body: request.body.replace('seeker', 'intruder') }, s.payload), {
+      name: 'WebhookVerificationError',
+    });
 
     assert.deepEqual(await delivery(id), { state: 'DELIVERED', attempts: 1, delivered: true });
     assert.deepEqual(await attempts(id), [{ attempt: 1, status_code: 200, error: null, finished: true }]);
   });
 
-  it('retries a receiver that fails twice, then delivers: each attempt recorded, the webhook-id the same', { timeout: 30_000 }, async () => {
+  it('retries a receiver that fails twice, then delivers: each attempt recorded, the webhook-id the same', {
+    timeout: 30_000,
+  }, async () => {
     const s = spec(script('/flaky', 503, 500));
     const id = await schedule(s);
     await withWorker(STREAMS, async () => {
@@ -358,7 +393,9 @@ describe('delivery', () => {
     );
   });
 
-  it('stops at 410 Gone: no retry, the source’s onGone hook called, the subscription’s other pending deliveries cancelled', { timeout: 30_000 }, async () => {
+  it('stops at 410 Gone: no retry, the source’s onGone hook called, the subscription’s other pending deliveries cancelled', {
+    timeout: 30_000,
+  }, async () => {
     const url = script('/gone', 410);
     const first = await schedule(spec(url, { subscriptionId: 'sub-gone' }));
     const later = await schedule(spec(url, { subscriptionId: 'sub-gone' }));
@@ -370,16 +407,25 @@ describe('delivery', () => {
       await settled(elsewhere, 'FAILED');
     });
     assert.deepEqual(await attempts(first), [
-      { attempt: 1, status_code: 410, error: 'receiver answered HTTP 410 Gone: the subscription is reported gone, no more attempts', finished: true },
+      {
+        attempt: 1,
+        status_code: 410,
+        error: 'receiver answered HTTP 410 Gone: the subscription is reported gone, no more attempts',
+        finished: true,
+      },
     ]);
-    assert.deepEqual(gone, [{ subscriptionId: 'sub-gone', context: { environment: 'sandbox', agencyId: 'agency-1', deliveryId: first }, status: 'FAILED' }]);
+    assert.deepEqual(gone, [
+      { subscriptionId: 'sub-gone', context: { environment: 'sandbox', agencyId: 'agency-1', deliveryId: first }, status: 'FAILED' },
+    ]);
     assert.deepEqual(await delivery(later), { state: 'CANCELLED', attempts: 0, delivered: false });
     assert.equal(requestsTo('/gone').length, 1);
     // Another subscription's delivery went through its whole schedule: 1 + 3 retries.
     assert.equal((await attempts(elsewhere)).length, 4);
   });
 
-  it('ends FAILED after the last retry; redeliver() brings failed deliveries through once the receiver is back, same webhook-id', { timeout: 60_000 }, async () => {
+  it('ends FAILED after the last retry; redeliver() brings failed deliveries through once the receiver is back, same webhook-id', {
+    timeout: 60_000,
+  }, async () => {
     const since = new Date();
     const path = '/down';
     scripts.set(path, Array<Answer>(8).fill(503));
@@ -415,14 +461,18 @@ describe('delivery', () => {
         [5, 200],
       ],
     );
-    const ids = requestsTo(path).filter((r) => r.headers['x-api-key'] === SECRET && JSON.parse(r.body).leadId === (mine.payload as { leadId: string }).leadId);
+    const ids = requestsTo(path).filter(
+      (r) => r.headers['x-api-key'] === SECRET && JSON.parse(r.body).leadId === (mine.payload as { leadId: string }).leadId,
+    );
     assert.deepEqual(
       ids.map((r) => verified(r, mine.payload)),
       [a, a, a, a, a],
     );
   });
 
-  it('cancelDeliveries() stops a subscription’s pending deliveries; retargetDeliveries() re-aims them with a new key', { timeout: 30_000 }, async () => {
+  it('cancelDeliveries() stops a subscription’s pending deliveries; retargetDeliveries() re-aims them with a new key', {
+    timeout: 30_000,
+  }, async () => {
     const since = new Date();
     const cancelled = await schedule(spec(script('/cancelled'), { subscriptionId: 'sub-removed' }));
     const moved = spec(script('/old-url'), { subscriptionId: 'sub-rotated' });
@@ -432,7 +482,11 @@ describe('delivery', () => {
     await withTenant(pool, { environment: 'sandbox', agencyId: 'agency-1' }, async (client) => {
       assert.equal(await cancelDeliveries(client, { source: 'test', subscriptionId: 'sub-removed' }), 1);
       assert.equal(
-        await retargetDeliveries(client, { source: 'test', subscriptionId: 'sub-rotated' }, { url: script('/new-url'), secret: sealedWebhookSecret(newKey) }),
+        await retargetDeliveries(
+          client,
+          { source: 'test', subscriptionId: 'sub-rotated' },
+          { url: script('/new-url'), secret: sealedWebhookSecret(newKey) },
+        ),
         1,
       );
     });
@@ -449,12 +503,18 @@ describe('delivery', () => {
     assert.deepEqual(await redeliver(pool, { source: 'test', agencyId: 'agency-1', since }), []);
   });
 
-  it('applies the address policy: without ALLOW_PRIVATE_TARGETS a loopback receiver is refused, each attempt saying why', { timeout: 30_000 }, async () => {
+  it('applies the address policy: without ALLOW_PRIVATE_TARGETS a loopback receiver is refused, each attempt saying why', {
+    timeout: 30_000,
+  }, async () => {
     const id = await schedule(spec(script('/private')));
     const strict = loadConfig({ DATABASE_URL: database.url, ...settings, ALLOW_PRIVATE_TARGETS: 'false' });
-    await withWorker(STREAMS, async () => {
-      await settled(id, 'FAILED');
-    }, strict);
+    await withWorker(
+      STREAMS,
+      async () => {
+        await settled(id, 'FAILED');
+      },
+      strict,
+    );
     const refusal = 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow';
     assert.deepEqual(
       (await attempts(id)).map((a) => [a.status_code, a.error]),
@@ -463,16 +523,28 @@ describe('delivery', () => {
     assert.deepEqual(requestsTo('/private'), []);
   });
 
-  it('lets a worker shut down during a hanging attempt: the attempt is recorded as interrupted and the next worker delivers', { timeout: 30_000 }, async () => {
+  it('lets a worker shut down during a hanging attempt: the attempt is recorded as interrupted and the next worker delivers', {
+    timeout: 30_000,
+  }, async () => {
     const s = spec(script('/stuck', 'hang'));
     const id = await schedule(s);
     // No grace: stop() aborts running attempts at once. The receiver timeouts (10 s) are not what ends the call.
     const impatient = loadConfig({ DATABASE_URL: database.url, ...settings, SHUTDOWN_GRACE_SECONDS: '0' });
-    await withWorker(STREAMS, async (worker) => {
-      await waitFor('the receiver to be called', async () => requestsTo('/stuck').length, (n) => n === 1);
-      await worker.stop();
-    }, impatient);
-    assert.deepEqual(await attempts(id), [{ attempt: 1, status_code: null, error: 'interrupted: the worker shut down during the attempt', finished: true }]);
+    await withWorker(
+      STREAMS,
+      async (worker) => {
+        await waitFor(
+          'the receiver to be called',
+          async () => requestsTo('/stuck').length,
+          (n) => n === 1,
+        );
+        await worker.stop();
+      },
+      impatient,
+    );
+    assert.deepEqual(await attempts(id), [
+      { attempt: 1, status_code: null, error: 'interrupted: the worker shut down during the attempt', finished: true },
+    ]);
     assert.deepEqual(await delivery(id), { state: 'PENDING', attempts: 1, delivered: false });
     // Given back for the next worker at once, not after a lease.
     assert.equal(await dueNow(id), true);
@@ -502,7 +574,12 @@ describe('delivery', () => {
       await settled(id, 'DELIVERED');
     });
     assert.deepEqual(await attempts(id), [
-      { attempt: 1, status_code: null, error: 'interrupted: no outcome was recorded (the worker stopped, or could not write it)', finished: false },
+      {
+        attempt: 1,
+        status_code: null,
+        error: 'interrupted: no outcome was recorded (the worker stopped, or could not write it)',
+        finished: false,
+      },
       { attempt: 2, status_code: 200, error: null, finished: true },
     ]);
     assert.equal(verified(requestsTo('/crash')[0] as Received, s.payload), id);
@@ -522,12 +599,26 @@ describe('delivery', () => {
     const s = spec(script('/gone-again', 410, 410), { source: 'fragile', subscriptionId: 'sub-fragile' });
     const id = await schedule(s);
     await withWorker(streamsWith({ sources: fragile }), async () => {
-      await waitFor('the first outcome to fail', async () => calls.length, (n) => n >= 1);
+      await waitFor(
+        'the first outcome to fail',
+        async () => calls.length,
+        (n) => n >= 1,
+      );
       await settled(id, 'FAILED');
     });
     assert.deepEqual(await attempts(id), [
-      { attempt: 1, status_code: null, error: 'interrupted: no outcome was recorded (the worker stopped, or could not write it)', finished: false },
-      { attempt: 2, status_code: 410, error: 'receiver answered HTTP 410 Gone: the subscription is reported gone, no more attempts', finished: true },
+      {
+        attempt: 1,
+        status_code: null,
+        error: 'interrupted: no outcome was recorded (the worker stopped, or could not write it)',
+        finished: false,
+      },
+      {
+        attempt: 2,
+        status_code: 410,
+        error: 'receiver answered HTTP 410 Gone: the subscription is reported gone, no more attempts',
+        finished: true,
+      },
     ]);
     assert.deepEqual(calls, ['sub-fragile', 'sub-fragile']);
     assert.deepEqual(

@@ -244,10 +244,7 @@ describe('bearer token failures, one by one (401 unless a scope is missing)', ()
   });
 
   it('a garbage token', async () => {
-    assertInvalidToken(
-      await http('GET', url(caas), { headers: bearer('not-a-jwt') }),
-      'the token is not a well-formed JWT',
-    );
+    assertInvalidToken(await http('GET', url(caas), { headers: bearer('not-a-jwt') }), 'the token is not a well-formed JWT');
   });
 
   it('a tampered payload (another agency) under the original signature', async () => {
@@ -271,20 +268,14 @@ describe('bearer token failures, one by one (401 unless a scope is missing)', ()
 
   it('an unsigned token (alg none)', async () => {
     const unsigned = `${b64({ alg: 'none', typ: 'at+jwt', kid: signing.kid })}.${b64(claims())}.`;
-    assertInvalidToken(
-      await http('GET', url(caas), { headers: bearer(unsigned) }),
-      'the token algorithm must be ES256',
-    );
+    assertInvalidToken(await http('GET', url(caas), { headers: bearer(unsigned) }), 'the token algorithm must be ES256');
   });
 
   it('an HS256 token signed with some secret', async () => {
     const hs256 = await new SignJWT(claims())
       .setProtectedHeader({ alg: 'HS256', kid: signing.kid, typ: 'at+jwt' })
       .sign(new TextEncoder().encode('a-shared-secret-of-at-least-32-bytes!'));
-    assertInvalidToken(
-      await http('GET', url(caas), { headers: bearer(hs256) }),
-      'the token algorithm must be ES256',
-    );
+    assertInvalidToken(await http('GET', url(caas), { headers: bearer(hs256) }), 'the token algorithm must be ES256');
   });
 
   it('a token naming a kid this server never had', async () => {
@@ -297,10 +288,7 @@ describe('bearer token failures, one by one (401 unless a scope is missing)', ()
   it('a token signed by a foreign ES256 key under our kid', async () => {
     const { privateKey } = await generateKeyPair('ES256');
     const foreign = await new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid: signing.kid, typ: 'at+jwt' }).sign(privateKey);
-    assertInvalidToken(
-      await http('GET', url(caas), { headers: bearer(foreign) }),
-      'the token signature is invalid',
-    );
+    assertInvalidToken(await http('GET', url(caas), { headers: bearer(foreign) }), 'the token signature is invalid');
   });
 
   it('an expired token', async () => {
@@ -322,10 +310,7 @@ describe('bearer token failures, one by one (401 unless a scope is missing)', ()
     const key = await importJWK(signing.jwk, 'ES256');
     const { exp: _exp, ...rest } = claims();
     const eternal = await new SignJWT(rest).setProtectedHeader({ alg: 'ES256', kid: signing.kid, typ: 'at+jwt' }).sign(key);
-    assertInvalidToken(
-      await http('GET', url(caas), { headers: bearer(eternal) }),
-      'the token is invalid (missing required "exp" claim)',
-    );
+    assertInvalidToken(await http('GET', url(caas), { headers: bearer(eternal) }), 'the token is invalid (missing required "exp" claim)');
   });
 
   it('a token without the at+jwt type (RFC 9068)', async () => {
@@ -367,14 +352,14 @@ describe('bearer token failures, one by one (401 unless a scope is missing)', ()
   });
 
   it('a token whose client does not exist', async () => {
-    assertInvalidToken(
-      await http('GET', url(caas), { headers: bearer(await forge({ sub: 'ig_nobody' })) }),
-      'its client is disabled',
-    );
+    assertInvalidToken(await http('GET', url(caas), { headers: bearer(await forge({ sub: 'ig_nobody' })) }), 'its client is disabled');
   });
 
   it('a valid token without the route scope: 403 naming the scope', async () => {
-    assertMissingScope(await http('GET', url(caas), { headers: bearer(await token('/caas/v4', 'caas:classifieds:create')) }), 'caas:classifieds:read');
+    assertMissingScope(
+      await http('GET', url(caas), { headers: bearer(await token('/caas/v4', 'caas:classifieds:create')) }),
+      'caas:classifieds:read',
+    );
   });
 });
 
@@ -414,7 +399,9 @@ describe('scopes', () => {
   });
 
   it('one granting scope among several is enough', async () => {
-    const result = await http('GET', url(caas), { headers: bearer(await forge({ scope: 'caas:classifieds:create caas:classifieds:read' })) });
+    const result = await http('GET', url(caas), {
+      headers: bearer(await forge({ scope: 'caas:classifieds:create caas:classifieds:read' })),
+    });
     assert.equal(result.status, 200);
   });
 
@@ -434,7 +421,9 @@ describe('scopes', () => {
 
 describe('tenant', () => {
   it('a production call runs in production, for the intermediary and client of its token', async () => {
-    const result = await http('GET', url(caas), { headers: bearer(await token('/caas/v4', 'caas:classifieds:read caas:classifieds:create')) });
+    const result = await http('GET', url(caas), {
+      headers: bearer(await token('/caas/v4', 'caas:classifieds:read caas:classifieds:create')),
+    });
     assert.equal(result.status, 200);
     assert.deepEqual(result.body, {
       tenant: {
@@ -449,7 +438,9 @@ describe('tenant', () => {
   it('a sandbox call runs in the sandbox, for the intermediary of its token', async () => {
     for (const descriptor of APIS) {
       const root = rootPath(descriptor, 'sandbox');
-      const result = await http('GET', url(descriptor, '/probe', 'sandbox'), { headers: bearer(await token(root, undefined, client, 'agency-2')) });
+      const result = await http('GET', url(descriptor, '/probe', 'sandbox'), {
+        headers: bearer(await token(root, undefined, client, 'agency-2')),
+      });
       assert.equal(result.status, 200);
       assert.deepEqual(result.body, {
         tenant: { environment: 'sandbox', agencyId: 'agency-2', clientId: client.clientId, scopes: [`${descriptor.scopePrefix}:*`] },

@@ -100,10 +100,15 @@ export async function startTestServer(
     SECRETS_KEY: TEST_SECRETS_KEY,
     ...options.env,
   });
-  const services = await startServices(config, createLogger(config), { server: true, worker: options.worker ?? false }, {
-    apis: options.apis,
-    onFirstRun: () => undefined,
-  });
+  const services = await startServices(
+    config,
+    createLogger(config),
+    { server: true, worker: options.worker ?? false },
+    {
+      apis: options.apis,
+      onFirstRun: () => undefined,
+    },
+  );
   const pool = createPool(database.url, 4);
   return {
     config,
@@ -140,7 +145,11 @@ export interface HttpResult {
   body: unknown;
 }
 
-export async function http(method: string, url: string, options: { headers?: Record<string, string>; body?: unknown; raw?: string } = {}): Promise<HttpResult> {
+export async function http(
+  method: string,
+  url: string,
+  options: { headers?: Record<string, string>; body?: unknown; raw?: string } = {},
+): Promise<HttpResult> {
   const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...options.headers };
   let body: string | undefined;
   if (options.raw !== undefined) body = options.raw;
@@ -206,7 +215,13 @@ export const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
  * Polls `read` until `check` holds, at most `tries` times `intervalMs` (20 s by default): a job or
  * delivery that never happens fails the test with what it waited for, instead of hanging it.
  */
-export async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, tries = 400, intervalMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  tries = 400,
+  intervalMs = 50,
+): Promise<T> {
   for (let i = 0; i < tries; i++) {
     const value = await read();
     if (check(value)) return value;
@@ -216,7 +231,14 @@ export async function waitFor<T>(what: string, read: () => Promise<T>, check: (v
 }
 
 /** Asserts a whole RFC 7807 problem: status, content type, traceparent, and every member, `instance` included. */
-export function assertProblem(result: HttpResult, status: number, title: string, detail: string, extra: Record<string, unknown> = {}, type?: string): void {
+export function assertProblem(
+  result: HttpResult,
+  status: number,
+  title: string,
+  detail: string,
+  extra: Record<string, unknown> = {},
+  type?: string,
+): void {
   assert.equal(result.status, status, result.text);
   assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
   assert.match(result.headers.get('traceparent') ?? '', TRACEPARENT);

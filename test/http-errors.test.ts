@@ -114,7 +114,8 @@ function assertBodyErrors(result: HttpResult, errors: Array<{ name: string; reas
 }
 
 const post = (body: unknown) => http('POST', caas('/probe'), { headers: auth(), body });
-const postRaw = (raw: string, contentType: string) => http('POST', caas('/probe'), { headers: { ...auth(), 'content-type': contentType }, raw });
+const postRaw = (raw: string, contentType: string) =>
+  http('POST', caas('/probe'), { headers: { ...auth(), 'content-type': contentType }, raw });
 
 /** fetch labels a string body text/plain by itself, so a body without a content type goes through node:http. */
 function withoutContentType(target: string, raw: string): Promise<HttpResult> {
@@ -141,7 +142,10 @@ describe('traceparent', () => {
   });
 
   it('an incoming one is continued: same trace id and flags, a span id of our own', async () => {
-    for (const incoming of ['00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00']) {
+    for (const incoming of [
+      '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
+    ]) {
       const result = await http('GET', caas('/probe'), { headers: { ...auth(), traceparent: incoming } });
       assert.equal(result.status, 200);
       const ours = split(traceparentOf(result));
@@ -236,7 +240,9 @@ describe('validation problems', () => {
   });
 
   it('a format failure', async () => {
-    assertBodyErrors(await post({ kind: 'A', a: { email: 'not-an-address' } }), [{ name: '/a/email', reason: 'must match format "email".' }]);
+    assertBodyErrors(await post({ kind: 'A', a: { email: 'not-an-address' } }), [
+      { name: '/a/email', reason: 'must match format "email".' },
+    ]);
   });
 
   it('every error of the body is reported in one response', async () => {
@@ -313,7 +319,9 @@ describe('body, content type and routing problems', () => {
   });
 
   it('an empty JSON body', async () => {
-    assertBodyErrors(await postRaw('', 'application/json'), [{ name: '', reason: 'The body is empty but the content type is application/json.' }]);
+    assertBodyErrors(await postRaw('', 'application/json'), [
+      { name: '', reason: 'The body is empty but the content type is application/json.' },
+    ]);
   });
 
   it('a JSON body with __proto__ is refused (prototype poisoning)', async () => {

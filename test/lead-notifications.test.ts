@@ -18,7 +18,17 @@ import { createPool, type Pool } from '../src/platform/db/pool.js';
 import { deliveryStream } from '../src/platform/delivery/index.js';
 import { startWorker, type Worker } from '../src/platform/work/worker.js';
 import { createLogger } from '../src/platform/log.js';
-import { createTestDatabase, getToken, http, makeClient, startTestServer, waitFor, type TestClient, type TestDatabase, type TestServer } from './helpers.js';
+import {
+  createTestDatabase,
+  getToken,
+  http,
+  makeClient,
+  startTestServer,
+  waitFor,
+  type TestClient,
+  type TestDatabase,
+  type TestServer,
+} from './helpers.js';
 import type { Audit, AuditEvent, Subscription } from '../src/apis/leads/subscriptions.js';
 
 type Body = Record<string, any>;
@@ -86,8 +96,14 @@ before(async () => {
   receiverBase = `http://${receiverHost}`;
 
   database = await createTestDatabase();
-  server = await startTestServer(database, { env: { ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8', WORKER_CONCURRENCY: '4' } });
-  client = await makeClient(server.pool, ['agency-1', 'agency-2', 'agency-flaky', 'agency-slow', 'agency-gone', 'agency-keys', 'agency-redeliver'], ['leads:*']);
+  server = await startTestServer(database, {
+    env: { ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8', WORKER_CONCURRENCY: '4' },
+  });
+  client = await makeClient(
+    server.pool,
+    ['agency-1', 'agency-2', 'agency-flaky', 'agency-slow', 'agency-gone', 'agency-keys', 'agency-redeliver'],
+    ['leads:*'],
+  );
   workerPool = createPool(database.url, 4);
   runner = await startWorker({
     pool: workerPool,
@@ -112,7 +128,10 @@ async function tokenFor(agency: string, environment: 'production' | 'sandbox'): 
   const key = `${agency}|${environment}`;
   let token = tokens.get(key);
   if (token === undefined) {
-    token = await getToken(server, client, { root: `${environment === 'sandbox' ? '/sandbox' : ''}/seeker-leads/v1`, intermediary: agency });
+    token = await getToken(server, client, {
+      root: `${environment === 'sandbox' ? '/sandbox' : ''}/seeker-leads/v1`,
+      intermediary: agency,
+    });
     tokens.set(key, token);
   }
   return token;
@@ -120,10 +139,19 @@ async function tokenFor(agency: string, environment: 'production' | 'sandbox'): 
 
 async function call(method: string, path: string, agency: string, body?: unknown, environment: 'production' | 'sandbox' = 'production') {
   const root = environment === 'sandbox' ? '/sandbox/seeker-leads/v1' : '/seeker-leads/v1';
-  return http(method, `${server.base}${root}${path}`, { headers: { authorization: `Bearer ${await tokenFor(agency, environment)}` }, body });
+  return http(method, `${server.base}${root}${path}`, {
+    headers: { authorization: `Bearer ${await tokenFor(agency, environment)}` },
+    body,
+  });
 }
 
-async function subscribe(agency: string, url: string, apiKey: string, status: 'ACTIVE' | 'INACTIVE' = 'ACTIVE', environment: 'production' | 'sandbox' = 'production'): Promise<Subscription> {
+async function subscribe(
+  agency: string,
+  url: string,
+  apiKey: string,
+  status: 'ACTIVE' | 'INACTIVE' = 'ACTIVE',
+  environment: 'production' | 'sandbox' = 'production',
+): Promise<Subscription> {
   const result = await call('POST', '/webhook/subscriptions', agency, { url, apiKey, status }, environment);
   assert.equal(result.status, 201, result.text);
   return result.body as Subscription;
@@ -178,7 +206,12 @@ function auditWith(agency: string, subscriptionId: string, count: number, query 
  * The expected audit events, newest first: what a test knows of each attempt, with the time and
  * latency taken from `actual` once their form is checked (and the times in order).
  */
-function events(actual: AuditEvent[], deliveryId: string, leadId: string, expected: { attempt: number; statusCode: number | null; error: string | null }[]) {
+function events(
+  actual: AuditEvent[],
+  deliveryId: string,
+  leadId: string,
+  expected: { attempt: number; statusCode: number | null; error: string | null }[],
+) {
   actual.forEach((event, i) => {
     assert.match(event.timestamp, ISO);
     assert.ok(Number.isInteger(event.latencyMs) && (event.latencyMs as number) >= 0);
@@ -212,11 +245,12 @@ describe('new-lead notifications', () => {
     const leadId = lead.metadata.leadId as string;
     // Scheduled with the lead, in its transaction: exactly the two ACTIVE subscriptions of the agency.
     const deliveries = await deliveriesOf(leadId);
-    assert.deepEqual(
-      deliveries.map((d) => d.subscription_id).sort(),
-      [first.subscriptionId, second.subscriptionId].sort(),
+    assert.deepEqual(deliveries.map((d) => d.subscription_id).sort(), [first.subscriptionId, second.subscriptionId].sort());
+    await waitFor(
+      'both notifications',
+      async () => requestsTo('/a1').length + requestsTo('/a2').length,
+      (n) => n === 2,
     );
-    await waitFor('both notifications', async () => requestsTo('/a1').length + requestsTo('/a2').length, (n) => n === 2);
 
     for (const [path, subscription, apiKey] of [
       ['/a1', first, 'first-api-key-0123456789'],
@@ -262,12 +296,18 @@ describe('new-lead notifications', () => {
     }
   });
 
-  it('reach a receiver down for its first two attempts once it is back; every attempt is audited, most recent first', { timeout: 60_000 }, async () => {
+  it('reach a receiver down for its first two attempts once it is back; every attempt is audited, most recent first', {
+    timeout: 60_000,
+  }, async () => {
     const subscription = await subscribe('agency-flaky', script('/flaky', 503, 'drop'), 'flaky-api-key-0123456789');
     const lead = await submitLead('agency-flaky');
     const leadId = lead.metadata.leadId as string;
     const [delivery] = await deliveriesOf(leadId);
-    await waitFor('the delivery', () => deliveryState(delivery!.id), (state) => state === 'DELIVERED');
+    await waitFor(
+      'the delivery',
+      () => deliveryState(delivery!.id),
+      (state) => state === 'DELIVERED',
+    );
 
     const requests = requestsTo('/flaky');
     assert.equal(requests.length, 3);
@@ -297,7 +337,11 @@ describe('new-lead notifications', () => {
     const lead = await submitLead('agency-slow');
     const leadId = lead.metadata.leadId as string;
     const [delivery] = await deliveriesOf(leadId);
-    await waitFor('the delivery', () => deliveryState(delivery!.id), (state) => state === 'DELIVERED');
+    await waitFor(
+      'the delivery',
+      () => deliveryState(delivery!.id),
+      (state) => state === 'DELIVERED',
+    );
 
     const requests = requestsTo('/slow');
     assert.equal(requests.length, 2);
@@ -313,12 +357,18 @@ describe('new-lead notifications', () => {
     });
   });
 
-  it('stop at 410 Gone, which disables the subscription: INACTIVE, and the next leads are not sent to it', { timeout: 60_000 }, async () => {
+  it('stop at 410 Gone, which disables the subscription: INACTIVE, and the next leads are not sent to it', {
+    timeout: 60_000,
+  }, async () => {
     const subscription = await subscribe('agency-gone', script('/gone', 410), 'gone-api-key-0123456789');
     const lead = await submitLead('agency-gone');
     const leadId = lead.metadata.leadId as string;
     const [delivery] = await deliveriesOf(leadId);
-    await waitFor('the delivery to fail', () => deliveryState(delivery!.id), (state) => state === 'FAILED');
+    await waitFor(
+      'the delivery to fail',
+      () => deliveryState(delivery!.id),
+      (state) => state === 'FAILED',
+    );
 
     const body = await waitFor(
       'the subscription to be disabled',
@@ -362,17 +412,32 @@ describe('subscription changes and pending notifications', () => {
     assert.deepEqual([await deliveryState(idOf(paused)), await deliveryState(idOf(removed))], ['CANCELLED', 'CANCELLED']);
   });
 
-  it('a new apiKey re-signs the undelivered notifications: a redelivery is signed and sent with the new key', { timeout: 60_000 }, async () => {
+  it('a new apiKey re-signs the undelivered notifications: a redelivery is signed and sent with the new key', {
+    timeout: 60_000,
+  }, async () => {
     const subscription = await subscribe('agency-keys', script('/rotate', 500, 500, 500, 500), 'old-api-key-0123456789');
     const lead = await submitLead('agency-keys');
     const [delivery] = await deliveriesOf(lead.metadata.leadId as string);
-    await waitFor('the retries to be used up', () => deliveryState(delivery!.id), (state) => state === 'FAILED');
+    await waitFor(
+      'the retries to be used up',
+      () => deliveryState(delivery!.id),
+      (state) => state === 'FAILED',
+    );
     assert.equal(requestsTo('/rotate').length, 4);
 
-    const put = await call('PUT', `/webhook/subscriptions/${subscription.subscriptionId}`, 'agency-keys', { apiKey: 'new-api-key-9876543210' });
+    const put = await call('PUT', `/webhook/subscriptions/${subscription.subscriptionId}`, 'agency-keys', {
+      apiKey: 'new-api-key-9876543210',
+    });
     assert.equal(put.status, 200);
-    assert.deepEqual(await redeliverLeadNotifications(server.pool, { deliveryId: delivery!.id }), { redelivered: [delivery!.id], skipped: [] });
-    await waitFor('the redelivery', () => deliveryState(delivery!.id), (state) => state === 'DELIVERED');
+    assert.deepEqual(await redeliverLeadNotifications(server.pool, { deliveryId: delivery!.id }), {
+      redelivered: [delivery!.id],
+      skipped: [],
+    });
+    await waitFor(
+      'the redelivery',
+      () => deliveryState(delivery!.id),
+      (state) => state === 'DELIVERED',
+    );
 
     const last = requestsTo('/rotate').at(-1)!;
     assert.equal(requestsTo('/rotate').length, 5);
@@ -384,7 +449,9 @@ describe('subscription changes and pending notifications', () => {
 });
 
 describe('redeliverLeadNotifications (immogate leads redeliver)', () => {
-  it('brings the FAILED notifications since a time through once the receiver is back; skips subscriptions turned off', { timeout: 60_000 }, async () => {
+  it('brings the FAILED notifications since a time through once the receiver is back; skips subscriptions turned off', {
+    timeout: 60_000,
+  }, async () => {
     const since = new Date();
     const back = await subscribe('agency-redeliver', script('/back', 500, 500, 500, 500), 'back-api-key-0123456789');
     const off = await subscribe('agency-redeliver', script('/off', 500, 500, 500, 500), 'off-api-key-0123456789');
@@ -392,18 +459,36 @@ describe('redeliverLeadNotifications (immogate leads redeliver)', () => {
     const leadId = lead.metadata.leadId as string;
     const deliveries = await deliveriesOf(leadId);
     const idOf = (s: Subscription) => deliveries.find((d) => d.subscription_id === s.subscriptionId)!.id;
-    for (const d of deliveries) await waitFor('the retries to be used up', () => deliveryState(d.id), (state) => state === 'FAILED');
-    assert.equal((await call('PUT', `/webhook/subscriptions/${off.subscriptionId}`, 'agency-redeliver', { status: 'INACTIVE' })).status, 200);
+    for (const d of deliveries)
+      await waitFor(
+        'the retries to be used up',
+        () => deliveryState(d.id),
+        (state) => state === 'FAILED',
+      );
+    assert.equal(
+      (await call('PUT', `/webhook/subscriptions/${off.subscriptionId}`, 'agency-redeliver', { status: 'INACTIVE' })).status,
+      200,
+    );
     const failedAudit = await auditWith('agency-redeliver', back.subscriptionId, 4);
     assert.equal(failedAudit.lastSuccessTimestamp, null);
 
     // Nothing failed since now; another agency's failures are not this call's.
-    assert.deepEqual(await redeliverLeadNotifications(server.pool, { since: new Date(Date.now() + 60_000) }), { redelivered: [], skipped: [] });
-    assert.deepEqual(await redeliverLeadNotifications(server.pool, { since, agencyId: 'agency-redeliver', environment: 'sandbox' }), { redelivered: [], skipped: [] });
+    assert.deepEqual(await redeliverLeadNotifications(server.pool, { since: new Date(Date.now() + 60_000) }), {
+      redelivered: [],
+      skipped: [],
+    });
+    assert.deepEqual(await redeliverLeadNotifications(server.pool, { since, agencyId: 'agency-redeliver', environment: 'sandbox' }), {
+      redelivered: [],
+      skipped: [],
+    });
 
     const result = await redeliverLeadNotifications(server.pool, { since, agencyId: 'agency-redeliver', environment: 'production' });
     assert.deepEqual(result, { redelivered: [idOf(back)], skipped: [{ deliveryId: idOf(off), reason: 'its subscription is INACTIVE' }] });
-    await waitFor('the redelivery', () => deliveryState(idOf(back)), (state) => state === 'DELIVERED');
+    await waitFor(
+      'the redelivery',
+      () => deliveryState(idOf(back)),
+      (state) => state === 'DELIVERED',
+    );
     assert.equal(await deliveryState(idOf(off)), 'FAILED');
     assert.equal(requestsTo('/off').length, 4);
     assert.equal(requestsTo('/back').length, 5);

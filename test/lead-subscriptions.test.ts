@@ -60,13 +60,20 @@ async function tokenFor(agency: string, environment: 'production' | 'sandbox' = 
   const key = `${agency}|${environment}`;
   let token = tokens.get(key);
   if (token === undefined) {
-    token = await getToken(server, client, { root: `${environment === 'sandbox' ? '/sandbox' : ''}/seeker-leads/v1`, intermediary: agency });
+    token = await getToken(server, client, {
+      root: `${environment === 'sandbox' ? '/sandbox' : ''}/seeker-leads/v1`,
+      intermediary: agency,
+    });
     tokens.set(key, token);
   }
   return token;
 }
 
-async function call(method: string, path: string, options: { agency?: string; environment?: 'production' | 'sandbox'; body?: unknown; token?: string } = {}) {
+async function call(
+  method: string,
+  path: string,
+  options: { agency?: string; environment?: 'production' | 'sandbox'; body?: unknown; token?: string } = {},
+) {
   const token = options.token ?? (await tokenFor(options.agency ?? 'agency-1', options.environment));
   const root = options.environment === 'sandbox' ? '/sandbox/seeker-leads/v1' : '/seeker-leads/v1';
   return http(method, `${server.base}${root}${path}`, { headers: { authorization: `Bearer ${token}` }, body: options.body });
@@ -81,7 +88,13 @@ function assertProblem(result: HttpResult, status: number, body: Record<string, 
 }
 
 function assertBodyErrors(result: HttpResult, errors: { name: string; reason: string }[], errorSource = 'body'): void {
-  assertProblem(result, 400, { type: '/problems/bad-request', title: 'Bad request', detail: 'Your request has not been validated', errors, errorSource });
+  assertProblem(result, 400, {
+    type: '/problems/bad-request',
+    title: 'Bad request',
+    detail: 'Your request has not been validated',
+    errors,
+    errorSource,
+  });
 }
 
 function assertNotFound(result: HttpResult, id: string): void {
@@ -231,15 +244,23 @@ describe('GET /webhook/subscriptions in pages', () => {
 
     const forged = Buffer.from(`w1|2024-02-30T00:00:00.000000|${all[0]!.subscriptionId}`).toString('base64url');
     for (const bad of ['not-a-token', forged, Buffer.from('s1:12').toString('base64url')]) {
-      assertBodyErrors(await call('GET', `/webhook/subscriptions?nextToken=${bad}`, { agency: 'agency-pages' }), [
-        { name: 'nextToken', reason: 'is not a nextToken this endpoint returned.' },
-      ], 'requestParameter');
+      assertBodyErrors(
+        await call('GET', `/webhook/subscriptions?nextToken=${bad}`, { agency: 'agency-pages' }),
+        [{ name: 'nextToken', reason: 'is not a nextToken this endpoint returned.' }],
+        'requestParameter',
+      );
     }
     assertBodyErrors(await call('GET', '/webhook/subscriptions?limit=0'), [{ name: 'limit', reason: 'must be >= 1.' }], 'requestParameter');
-    assertBodyErrors(await call('GET', '/webhook/subscriptions?limit=101'), [{ name: 'limit', reason: 'must be <= 100.' }], 'requestParameter');
-    assertBodyErrors(await call('GET', `/webhook/subscriptions?start=${all[0]!.subscriptionId}`), [
-      { name: 'start', reason: 'must NOT have additional properties: start.' },
-    ], 'requestParameter');
+    assertBodyErrors(
+      await call('GET', '/webhook/subscriptions?limit=101'),
+      [{ name: 'limit', reason: 'must be <= 100.' }],
+      'requestParameter',
+    );
+    assertBodyErrors(
+      await call('GET', `/webhook/subscriptions?start=${all[0]!.subscriptionId}`),
+      [{ name: 'start', reason: 'must NOT have additional properties: start.' }],
+      'requestParameter',
+    );
   });
 });
 
@@ -255,7 +276,9 @@ describe('validation', () => {
       { name: '/url', reason: 'is required.' },
       { name: '/apiKey', reason: 'is required.' },
     ]);
-    assertBodyErrors(await post({ url: 'hooks.example.org/no-scheme', apiKey: KEY }), [{ name: '/url', reason: 'must match format "uri".' }]);
+    assertBodyErrors(await post({ url: 'hooks.example.org/no-scheme', apiKey: KEY }), [
+      { name: '/url', reason: 'must match format "uri".' },
+    ]);
     assertBodyErrors(await post({ url: 'https://hooks.example.org/x', apiKey: '' }), [
       { name: '/apiKey', reason: 'must NOT have fewer than 1 characters.' },
     ]);
@@ -278,10 +301,16 @@ describe('validation', () => {
     const refused = async (url: string, reason: string) => assertBodyErrors(await post(url), [{ name: '/url', reason }]);
     await refused('ftp://hooks.example.org/leads', 'invalid URL: scheme ftp is not allowed, only http and https.');
     await refused('https://user:secret@hooks.example.org/leads', 'invalid URL: credentials in URLs are not supported.');
-    await refused('http://127.0.0.1:9/hooks', 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow.');
+    await refused(
+      'http://127.0.0.1:9/hooks',
+      'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow.',
+    );
     await refused('http://10.1.2.3/hooks', 'refused to connect to 10.1.2.3: private address; set ALLOW_PRIVATE_TARGETS=true to allow.');
     await refused('http://[::1]:8080/hooks', 'refused to connect to ::1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow.');
-    await refused('http://169.254.169.254/latest', 'refused to connect to 169.254.169.254: link-local address; set ALLOW_PRIVATE_TARGETS=true to allow.');
+    await refused(
+      'http://169.254.169.254/latest',
+      'refused to connect to 169.254.169.254: link-local address; set ALLOW_PRIVATE_TARGETS=true to allow.',
+    );
     const list = await call('GET', '/webhook/subscriptions', { agency: 'agency-urls' });
     assert.deepEqual(list.body, { metadata: { count: 0, limit: 100 }, items: [] });
   });
@@ -302,20 +331,46 @@ describe('validation', () => {
     assert.equal(await storedKey(created.subscriptionId), KEY);
 
     const badId = [{ name: 'id', reason: 'must match format "uuid".' }];
-    assertBodyErrors(await call('PUT', '/webhook/subscriptions/not-an-id', { agency: 'agency-body', body: { status: 'ACTIVE' } }), badId, 'requestParameter');
+    assertBodyErrors(
+      await call('PUT', '/webhook/subscriptions/not-an-id', { agency: 'agency-body', body: { status: 'ACTIVE' } }),
+      badId,
+      'requestParameter',
+    );
     assertBodyErrors(await call('DELETE', '/webhook/subscriptions/not-an-id', { agency: 'agency-body' }), badId, 'requestParameter');
     assertBodyErrors(await call('GET', '/webhook/subscriptions/not-an-id/audit', { agency: 'agency-body' }), badId, 'requestParameter');
-    assertBodyErrors(await call('GET', `${path}/audit?limit=0`, { agency: 'agency-body' }), [{ name: 'limit', reason: 'must be >= 1.' }], 'requestParameter');
-    assertBodyErrors(await call('GET', `${path}/audit?limit=101`, { agency: 'agency-body' }), [{ name: 'limit', reason: 'must be <= 100.' }], 'requestParameter');
-    assertBodyErrors(await call('GET', `${path}/audit?limit=ten`, { agency: 'agency-body' }), [{ name: 'limit', reason: 'must be integer.' }], 'requestParameter');
-    assertNotFound(await call('PUT', '/webhook/subscriptions/00000000-0000-4000-8000-000000000000', { agency: 'agency-body', body: { status: 'ACTIVE' } }), '00000000-0000-4000-8000-000000000000');
+    assertBodyErrors(
+      await call('GET', `${path}/audit?limit=0`, { agency: 'agency-body' }),
+      [{ name: 'limit', reason: 'must be >= 1.' }],
+      'requestParameter',
+    );
+    assertBodyErrors(
+      await call('GET', `${path}/audit?limit=101`, { agency: 'agency-body' }),
+      [{ name: 'limit', reason: 'must be <= 100.' }],
+      'requestParameter',
+    );
+    assertBodyErrors(
+      await call('GET', `${path}/audit?limit=ten`, { agency: 'agency-body' }),
+      [{ name: 'limit', reason: 'must be integer.' }],
+      'requestParameter',
+    );
+    assertNotFound(
+      await call('PUT', '/webhook/subscriptions/00000000-0000-4000-8000-000000000000', {
+        agency: 'agency-body',
+        body: { status: 'ACTIVE' },
+      }),
+      '00000000-0000-4000-8000-000000000000',
+    );
   });
 
   it('every subscription route needs the scope leads:webhooks (leads:* grants it)', async () => {
     const token = await getToken(server, readOnly, { root: '/seeker-leads/v1', intermediary: 'agency-1' });
     const forbidden = { type: '/problems/forbidden', title: 'Forbidden', detail: 'The access token lacks the scope leads:webhooks' };
     const id = '00000000-0000-4000-8000-000000000000';
-    assertProblem(await call('POST', '/webhook/subscriptions', { token, body: { url: 'https://hooks.example.org/x', apiKey: KEY } }), 403, forbidden);
+    assertProblem(
+      await call('POST', '/webhook/subscriptions', { token, body: { url: 'https://hooks.example.org/x', apiKey: KEY } }),
+      403,
+      forbidden,
+    );
     assertProblem(await call('GET', '/webhook/subscriptions', { token }), 403, forbidden);
     assertProblem(await call('PUT', `/webhook/subscriptions/${id}`, { token, body: { status: 'ACTIVE' } }), 403, forbidden);
     assertProblem(await call('DELETE', `/webhook/subscriptions/${id}`, { token }), 403, forbidden);
@@ -346,7 +401,9 @@ describe('rate limit of POST /webhook/subscriptions (10 requests per 200 ms per 
       detail: 'At most 10 requests per 200 ms are allowed for this caller; retry later',
     });
     assert.equal(refused.headers.get('retry-after'), '1');
-    const { rows } = await server.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM lead_webhook_subscriptions WHERE agency_id = 'agency-burst'");
+    const { rows } = await server.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM lead_webhook_subscriptions WHERE agency_id = 'agency-burst'",
+    );
     assert.deepEqual(rows, [{ n: passed }]);
 
     // Another caller (here another agency of the same client) has its own budget.
@@ -370,7 +427,10 @@ describe('tenant isolation', () => {
     const sandbox = await create({ url: 'https://hooks.example.org/sandbox', apiKey: KEY }, 'agency-1', 'sandbox');
     const id = mine.subscriptionId;
     for (const other of [{ agency: 'agency-2' }, { agency: 'agency-1', environment: 'sandbox' as const }]) {
-      assertNotFound(await call('PUT', `/webhook/subscriptions/${id}`, { ...other, body: { status: 'INACTIVE', apiKey: 'someone-elses-key-000000' } }), id);
+      assertNotFound(
+        await call('PUT', `/webhook/subscriptions/${id}`, { ...other, body: { status: 'INACTIVE', apiKey: 'someone-elses-key-000000' } }),
+        id,
+      );
       assertNotFound(await call('GET', `/webhook/subscriptions/${id}/audit`, other), id);
       assertNotFound(await call('DELETE', `/webhook/subscriptions/${id}`, other), id);
       const list = await call('GET', '/webhook/subscriptions', other);
@@ -393,7 +453,14 @@ describe('OpenAPI document', () => {
     const paths = (result.body as { paths: Record<string, Record<string, Record<string, any>>> }).paths;
     const routes = Object.entries(paths)
       .filter(([path]) => path.includes('/webhook/'))
-      .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => [method, path, operation['x-scope'], Object.keys(operation.responses).filter((code) => code.startsWith('2'))]));
+      .flatMap(([path, methods]) =>
+        Object.entries(methods).map(([method, operation]) => [
+          method,
+          path,
+          operation['x-scope'],
+          Object.keys(operation.responses).filter((code) => code.startsWith('2')),
+        ]),
+      );
     assert.deepEqual(routes, [
       ['post', '/webhook/subscriptions', 'leads:webhooks', ['201']],
       ['get', '/webhook/subscriptions', 'leads:webhooks', ['200']],

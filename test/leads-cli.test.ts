@@ -48,7 +48,9 @@ function call(method: string, path: string, body?: unknown) {
 async function postLead(email: string): Promise<string> {
   const result = await call('POST', '/leads', leadRequest({ email }));
   assert.equal(result.status, 200, result.text);
-  const { rows } = await server.pool.query('SELECT id FROM leads WHERE request_id = $1', [(result.body as { requestId: string }).requestId]);
+  const { rows } = await server.pool.query('SELECT id FROM leads WHERE request_id = $1', [
+    (result.body as { requestId: string }).requestId,
+  ]);
   return rows[0].id;
 }
 
@@ -58,10 +60,17 @@ describe('immogate leads erase', () => {
     const result = await cli(['leads', 'erase', '--email', 'erase.me@example.org', '--json']);
     assert.deepEqual([result.code, result.stderr], [0, '']);
     assert.deepEqual(JSON.parse(result.stdout), { email: 'erase.me@example.org', leadsErased: 1, notificationsScrubbed: 0 });
-    const { rows } = await server.pool.query('SELECT first_name, last_name, message, phone_numbers, erased_at IS NOT NULL AS erased FROM leads WHERE id = $1', [id]);
+    const { rows } = await server.pool.query(
+      'SELECT first_name, last_name, message, phone_numbers, erased_at IS NOT NULL AS erased FROM leads WHERE id = $1',
+      [id],
+    );
     assert.deepEqual(rows, [{ first_name: null, last_name: null, message: null, phone_numbers: [], erased: true }]);
     const human = await cli(['leads', 'erase', '--email', 'erase.me@example.org']);
-    assert.deepEqual(human, { code: 0, stdout: 'erased 0 lead(s) of erase.me@example.org; scrubbed 0 stored notification(s)\n', stderr: '' });
+    assert.deepEqual(human, {
+      code: 0,
+      stdout: 'erased 0 lead(s) of erase.me@example.org; scrubbed 0 stored notification(s)\n',
+      stderr: '',
+    });
   });
 
   it('refuses something that is not an email address', async () => {
@@ -76,14 +85,18 @@ describe('immogate leads erase', () => {
 describe('immogate leads redeliver', () => {
   it('sends the failed notifications since a time again, once the receiver is back', async () => {
     const port = await freePort();
-    const subscription = await call('POST', '/webhook/subscriptions', { url: `http://127.0.0.1:${port}/leads`, apiKey: 'cli-test-key-0123456789' });
+    const subscription = await call('POST', '/webhook/subscriptions', {
+      url: `http://127.0.0.1:${port}/leads`,
+      apiKey: 'cli-test-key-0123456789',
+    });
     assert.equal(subscription.status, 201, subscription.text);
     const since = new Date(Date.now() - 1000).toISOString();
     const leadId = await postLead('redeliver@example.org');
     // Nobody listens on the port yet: the delivery fails for good.
     const [failed] = await waitFor(
       'the notification to fail',
-      async () => (await server.pool.query("SELECT id, state FROM webhook_deliveries WHERE payload -> 'metadata' ->> 'leadId' = $1", [leadId])).rows,
+      async () =>
+        (await server.pool.query("SELECT id, state FROM webhook_deliveries WHERE payload -> 'metadata' ->> 'leadId' = $1", [leadId])).rows,
       (rows) => rows[0]?.state === 'FAILED',
     );
     const received: string[] = [];
@@ -96,7 +109,11 @@ describe('immogate leads redeliver', () => {
       const result = await cli(['leads', 'redeliver', '--since', since, '--json']);
       assert.deepEqual([result.code, result.stderr], [0, '']);
       assert.deepEqual(JSON.parse(result.stdout), { redelivered: [failed.id], skipped: [] });
-      await waitFor('the redelivery', async () => received, (ids) => ids.length === 1);
+      await waitFor(
+        'the redelivery',
+        async () => received,
+        (ids) => ids.length === 1,
+      );
       assert.deepEqual(received, [failed.id]);
     } finally {
       await new Promise((resolve) => receiver.close(resolve));
@@ -116,7 +133,10 @@ describe('immogate leads redeliver', () => {
   it('needs exactly one of --delivery and --since, each well formed', async () => {
     const usage = (stderr: string) => ({ code: 1, stdout: '', stderr: `immogate: ${stderr}\n` });
     assert.deepEqual(await cli(['leads', 'redeliver']), usage('give exactly one of --delivery or --since'));
-    assert.deepEqual(await cli(['leads', 'redeliver', '--delivery', 'x', '--since', '2026-01-01']), usage('give exactly one of --delivery or --since'));
+    assert.deepEqual(
+      await cli(['leads', 'redeliver', '--delivery', 'x', '--since', '2026-01-01']),
+      usage('give exactly one of --delivery or --since'),
+    );
     assert.deepEqual(await cli(['leads', 'redeliver', '--since', 'yesterday']), usage('--since must be an ISO 8601 time, got "yesterday"'));
     assert.deepEqual(await cli(['leads', 'redeliver', '--delivery', 'abc']), usage('--delivery must be a webhook-id (a UUID), got "abc"'));
   });

@@ -47,7 +47,10 @@ before(async () => {
   tokens.sandbox = { bearer: await getToken(server, client, { root: SANDBOX, intermediary: 'agency-1' }), root: SANDBOX };
   // A subscription per tenant, so every lead below is stored as a notification too.
   for (const [name, tenant] of Object.entries(tokens)) {
-    const result = await call('POST', tenant, '/webhook/subscriptions', { url: `https://crm.example.com/${name}/leads`, apiKey: `key-of-${name}-0123456789` });
+    const result = await call('POST', tenant, '/webhook/subscriptions', {
+      url: `https://crm.example.com/${name}/leads`,
+      apiKey: `key-of-${name}-0123456789`,
+    });
     assert.equal(result.status, 201, result.text);
   }
 });
@@ -83,7 +86,10 @@ function contact(email: string, firstName: string): Body {
     gender: 'OTHER',
     email,
     language: 'DE',
-    phoneNumbers: [{ type: 'LANDLINE', number: '+49 30 123456' }, { number: '0171 1234567', verified: true }],
+    phoneNumbers: [
+      { type: 'LANDLINE', number: '+49 30 123456' },
+      { number: '0171 1234567', verified: true },
+    ],
     message: `Hello, this is ${firstName}; please call me back.`,
     classifiedId: '42ABCDEFGHJK',
     submittedDate: '2024-06-01T08:30:00Z',
@@ -161,12 +167,24 @@ describe('POST /admin/leads/erasures', () => {
 
   it('validates its body', async () => {
     const invalid = (errors: { name: string; reason: string }[]) => ({ errors, errorSource: 'body' });
-    problem(await erase('alice'), 400, 'Bad request', 'Your request has not been validated', invalid([{ name: '/email', reason: 'must match format "email".' }]));
+    problem(
+      await erase('alice'),
+      400,
+      'Bad request',
+      'Your request has not been validated',
+      invalid([{ name: '/email', reason: 'must match format "email".' }]),
+    );
     const extra = await http('POST', `${server.base}${ERASURES}`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
       body: { email: 'alice@example.org', reason: 'asked' },
     });
-    problem(extra, 400, 'Bad request', 'Your request has not been validated', invalid([{ name: '/reason', reason: 'must NOT have additional properties: reason.' }]));
+    problem(
+      extra,
+      400,
+      'Bad request',
+      'Your request has not been validated',
+      invalid([{ name: '/reason', reason: 'must NOT have additional properties: reason.' }]),
+    );
   });
 
   it("erases the author's leads in every agency and environment, scrubs their notifications, leaves others alone", async () => {
@@ -188,7 +206,10 @@ describe('POST /admin/leads/erasures', () => {
       assert.deepEqual(now, erased(lead));
       // Still listed where it was.
       const page = await read(tenant, `/leads?minDate=${since}&maxDate=${since + 86400}`);
-      assert.deepEqual((page.body as Body).items.find((item: Body) => item.metadata.leadId === lead.metadata.leadId), now);
+      assert.deepEqual(
+        (page.body as Body).items.find((item: Body) => item.metadata.leadId === lead.metadata.leadId),
+        now,
+      );
       // The stored notification now carries what the lead shows, nothing more.
       assert.deepEqual(await notifications(lead.metadata.leadId), [now]);
     }
@@ -206,23 +227,39 @@ describe('eraseAuthor (the CLI command)', () => {
   it('erases by address whatever its case and surrounding spaces, and counts nothing for an unknown author', async () => {
     const carol = await submitLead(tokens.agency2, contact('carol@example.org', 'Carol'));
     const dave = await submitLead(tokens.agency2, contact('dave@example.org', 'Dave'));
-    assert.deepEqual(await eraseAuthor(server.pool, '  Carol@example.org '), { email: 'Carol@example.org', leadsErased: 1, notificationsScrubbed: 1 });
+    assert.deepEqual(await eraseAuthor(server.pool, '  Carol@example.org '), {
+      email: 'Carol@example.org',
+      leadsErased: 1,
+      notificationsScrubbed: 1,
+    });
     const now = await readLead(tokens.agency2, carol.metadata.leadId);
     assert.deepEqual(now, erased(carol));
     assert.deepEqual(await notifications(carol.metadata.leadId), [now]);
     assert.deepEqual(await readLead(tokens.agency2, dave.metadata.leadId), dave);
-    assert.deepEqual(await eraseAuthor(server.pool, 'nobody@example.org'), { email: 'nobody@example.org', leadsErased: 0, notificationsScrubbed: 0 });
+    assert.deepEqual(await eraseAuthor(server.pool, 'nobody@example.org'), {
+      email: 'nobody@example.org',
+      leadsErased: 0,
+      notificationsScrubbed: 0,
+    });
   });
 
   it('scrubs a notification that still carries personal data of an author erased before', async () => {
     const erin = await submitLead(tokens.agency1, contact('erin@example.org', 'Erin'));
-    assert.deepEqual(await eraseAuthor(server.pool, 'erin@example.org'), { email: 'erin@example.org', leadsErased: 1, notificationsScrubbed: 1 });
+    assert.deepEqual(await eraseAuthor(server.pool, 'erin@example.org'), {
+      email: 'erin@example.org',
+      leadsErased: 1,
+      notificationsScrubbed: 1,
+    });
     // As if an earlier version had erased the lead only: its notification is put back as first sent.
     await server.pool.query(`UPDATE webhook_deliveries SET payload = $2::jsonb WHERE payload -> 'metadata' ->> 'leadId' = $1`, [
       erin.metadata.leadId,
       JSON.stringify(erin),
     ]);
-    assert.deepEqual(await eraseAuthor(server.pool, 'erin@example.org'), { email: 'erin@example.org', leadsErased: 0, notificationsScrubbed: 1 });
+    assert.deepEqual(await eraseAuthor(server.pool, 'erin@example.org'), {
+      email: 'erin@example.org',
+      leadsErased: 0,
+      notificationsScrubbed: 1,
+    });
     assert.deepEqual(await notifications(erin.metadata.leadId), [erased(erin)]);
   });
 });

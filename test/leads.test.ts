@@ -124,7 +124,6 @@ async function leadOf(requestId: string, bearer = token, root = ROOT): Promise<B
   throw new Error(`no lead with requestId ${requestId}`);
 }
 
-
 function invalid(result: HttpResult, errors: { name: string; reason: string }[], errorSource: 'body' | 'requestParameter'): void {
   problem(result, 400, 'Bad request', 'Your request has not been validated', { errors, errorSource });
 }
@@ -138,11 +137,19 @@ const CLASSIFIED_PATTERN = 'must match pattern "^([0-9]{2})([1-9A-NP-Z]{10})$".'
 describe('POST /leads: createLeadRequest, rule by rule', () => {
   const refusals: [string, Body, { name: string; reason: string }[]][] = [
     ['firstName empty', validLead({ firstName: '' }), [{ name: '/firstName', reason: 'must NOT have fewer than 1 characters.' }]],
-    ['firstName of 101 characters', validLead({ firstName: LONG }), [{ name: '/firstName', reason: 'must NOT have more than 100 characters.' }]],
+    [
+      'firstName of 101 characters',
+      validLead({ firstName: LONG }),
+      [{ name: '/firstName', reason: 'must NOT have more than 100 characters.' }],
+    ],
     ['firstName not a string', validLead({ firstName: 7 }), [{ name: '/firstName', reason: 'must be string.' }]],
     ['lastName missing', without('lastName'), [{ name: '/lastName', reason: 'is required.' }]],
     ['lastName empty', validLead({ lastName: '' }), [{ name: '/lastName', reason: 'must NOT have fewer than 1 characters.' }]],
-    ['lastName of 101 characters', validLead({ lastName: LONG }), [{ name: '/lastName', reason: 'must NOT have more than 100 characters.' }]],
+    [
+      'lastName of 101 characters',
+      validLead({ lastName: LONG }),
+      [{ name: '/lastName', reason: 'must NOT have more than 100 characters.' }],
+    ],
     ['gender outside the enum', validLead({ gender: 'male' }), [{ name: '/gender', reason: GENDER_VALUES }]],
     ['email missing', without('email'), [{ name: '/email', reason: 'is required.' }]],
     ['email malformed', validLead({ email: 'marie.curie.example.org' }), [{ name: '/email', reason: 'must match format "email".' }]],
@@ -154,29 +161,65 @@ describe('POST /leads: createLeadRequest, rule by rule', () => {
       validLead({ phoneNumbers: Array.from({ length: 11 }, (_, i) => ({ number: `06123456${10 + i}` })) }),
       [{ name: '/phoneNumbers', reason: 'must NOT have more than 10 items.' }],
     ],
-    ['phoneNumbers not an array', validLead({ phoneNumbers: { number: '0612345678' } }), [{ name: '/phoneNumbers', reason: 'must be array.' }]],
+    [
+      'phoneNumbers not an array',
+      validLead({ phoneNumbers: { number: '0612345678' } }),
+      [{ name: '/phoneNumbers', reason: 'must be array.' }],
+    ],
     [
       'a phone number with an unknown member',
       validLead({ phoneNumbers: [{ number: '0612345678', extension: '12' }] }),
       [{ name: '/phoneNumbers/0/extension', reason: 'must NOT have additional properties: extension.' }],
     ],
-    ['a phone number without number', validLead({ phoneNumbers: [{ type: 'MOBILE' }] }), [{ name: '/phoneNumbers/0/number', reason: 'is required.' }]],
-    ['a phone number that is not one', validLead({ phoneNumbers: [{ number: 'call me' }] }), [{ name: '/phoneNumbers/0/number', reason: PHONE_PATTERN }]],
+    [
+      'a phone number without number',
+      validLead({ phoneNumbers: [{ type: 'MOBILE' }] }),
+      [{ name: '/phoneNumbers/0/number', reason: 'is required.' }],
+    ],
+    [
+      'a phone number that is not one',
+      validLead({ phoneNumbers: [{ number: 'call me' }] }),
+      [{ name: '/phoneNumbers/0/number', reason: PHONE_PATTERN }],
+    ],
     [
       'a phone number type outside the enum',
       validLead({ phoneNumbers: [{ number: '0612345678' }, { type: 'FAX', number: '0112345678' }] }),
       [{ name: '/phoneNumbers/1/type', reason: 'must be equal to one of the allowed values: MOBILE, LANDLINE.' }],
     ],
-    ['verified not a boolean', validLead({ phoneNumbers: [{ number: '0612345678', verified: 'yes' }] }), [{ name: '/phoneNumbers/0/verified', reason: 'must be boolean.' }]],
+    [
+      'verified not a boolean',
+      validLead({ phoneNumbers: [{ number: '0612345678', verified: 'yes' }] }),
+      [{ name: '/phoneNumbers/0/verified', reason: 'must be boolean.' }],
+    ],
     ['message missing', without('message'), [{ name: '/message', reason: 'is required.' }]],
     ['classifiedId missing', without('classifiedId'), [{ name: '/classifiedId', reason: 'is required.' }]],
-    ['classifiedId with the letter O', validLead({ classifiedId: '12ABCDEFGHJO' }), [{ name: '/classifiedId', reason: CLASSIFIED_PATTERN }]],
-    ['classifiedId with a zero after the two digits', validLead({ classifiedId: '120BCDEFGHJK' }), [{ name: '/classifiedId', reason: CLASSIFIED_PATTERN }]],
+    [
+      'classifiedId with the letter O',
+      validLead({ classifiedId: '12ABCDEFGHJO' }),
+      [{ name: '/classifiedId', reason: CLASSIFIED_PATTERN }],
+    ],
+    [
+      'classifiedId with a zero after the two digits',
+      validLead({ classifiedId: '120BCDEFGHJK' }),
+      [{ name: '/classifiedId', reason: CLASSIFIED_PATTERN }],
+    ],
     ['classifiedId in lower case', validLead({ classifiedId: '12abcdefghjk' }), [{ name: '/classifiedId', reason: CLASSIFIED_PATTERN }]],
-    ['classifiedId one character short', validLead({ classifiedId: '12ABCDEFGHJ' }), [{ name: '/classifiedId', reason: CLASSIFIED_PATTERN }]],
+    [
+      'classifiedId one character short',
+      validLead({ classifiedId: '12ABCDEFGHJ' }),
+      [{ name: '/classifiedId', reason: CLASSIFIED_PATTERN }],
+    ],
     ['submittedDate missing', without('submittedDate'), [{ name: '/submittedDate', reason: 'is required.' }]],
-    ['submittedDate a date only', validLead({ submittedDate: '2024-05-01' }), [{ name: '/submittedDate', reason: 'must match format "iso-date-time".' }]],
-    ['submittedDate not a date', validLead({ submittedDate: 'yesterday at ten' }), [{ name: '/submittedDate', reason: 'must match format "iso-date-time".' }]],
+    [
+      'submittedDate a date only',
+      validLead({ submittedDate: '2024-05-01' }),
+      [{ name: '/submittedDate', reason: 'must match format "iso-date-time".' }],
+    ],
+    [
+      'submittedDate not a date',
+      validLead({ submittedDate: 'yesterday at ten' }),
+      [{ name: '/submittedDate', reason: 'must match format "iso-date-time".' }],
+    ],
     ['an unknown member', validLead({ budget: 300000 }), [{ name: '/budget', reason: 'must NOT have additional properties: budget.' }]],
   ];
   for (const [label, body, errors] of refusals) {
@@ -201,7 +244,9 @@ describe('POST /leads: createLeadRequest, rule by rule', () => {
   it('accepts the limits: names of 1 and 100 characters, a message of any length the body limit allows, every phone form and enum value', async () => {
     for (const gender of ['MALE', 'FEMALE', 'OTHER', 'PREFER_NOT_TO_DISCLOSE']) await submitted(validLead({ gender }));
     await submitted(validLead({ firstName: 'A', lastName: 'B'.repeat(100), message: 'm'.repeat(100_000), language: 'RU' }));
-    await submitted(validLead({ phoneNumbers: [{ number: '(030) 123-456' }, { type: 'LANDLINE', number: '+49 30 1234.56/78', verified: false }] }));
+    await submitted(
+      validLead({ phoneNumbers: [{ number: '(030) 123-456' }, { type: 'LANDLINE', number: '+49 30 1234.56/78', verified: false }] }),
+    );
   });
 
   it('stores the lead of the token agency with language FR by default; firstName and gender are optional', async () => {
@@ -293,7 +338,12 @@ describe('GET /leads/{leadId}', () => {
   });
 
   it('needs the scope leads:read', async () => {
-    problem(await read(url(`/leads/${lead.metadata.leadId}`), createOnlyToken), 403, 'Forbidden', 'The access token lacks the scope leads:read');
+    problem(
+      await read(url(`/leads/${lead.metadata.leadId}`), createOnlyToken),
+      403,
+      'Forbidden',
+      'The access token lacks the scope leads:read',
+    );
   });
 });
 
@@ -307,7 +357,11 @@ describe('GET /leads: parameters and the 7-day period', () => {
   }
 
   it('accepts exactly 7 days and refuses 7 days and one second, naming both bounds', async () => {
-    emptyPage(await search({ minDate: period.minDate, maxDate: period.minDate + WEEK }), { minDate: period.minDate, maxDate: period.minDate + WEEK, limit: 100 });
+    emptyPage(await search({ minDate: period.minDate, maxDate: period.minDate + WEEK }), {
+      minDate: period.minDate,
+      maxDate: period.minDate + WEEK,
+      limit: 100,
+    });
     const reason = 'must be at most 7 days (604800 seconds) apart from the other bound.';
     invalid(
       await search({ minDate: period.minDate, maxDate: period.minDate + WEEK + 1 }),
@@ -328,7 +382,11 @@ describe('GET /leads: parameters and the 7-day period', () => {
       ],
       'requestParameter',
     );
-    emptyPage(await search({ minDate: period.minDate, maxDate: period.minDate, limit: 5 }), { minDate: period.minDate, maxDate: period.minDate, limit: 5 });
+    emptyPage(await search({ minDate: period.minDate, maxDate: period.minDate, limit: 5 }), {
+      minDate: period.minDate,
+      maxDate: period.minDate,
+      limit: 5,
+    });
   });
 
   it('requires minDate and maxDate as integers', async () => {
@@ -353,13 +411,29 @@ describe('GET /leads: parameters and the 7-day period', () => {
   });
 
   it('refuses unknown parameters and a start that is not a leadId of the agency', async () => {
-    invalid(await search({ ...period, page: 2 }), [{ name: 'page', reason: 'must NOT have additional properties: page.' }], 'requestParameter');
+    invalid(
+      await search({ ...period, page: 2 }),
+      [{ name: 'page', reason: 'must NOT have additional properties: page.' }],
+      'requestParameter',
+    );
     invalid(await search({ ...period, start: 'abc' }), [{ name: 'start', reason: 'must match format "uuid".' }], 'requestParameter');
     const notOurs = 'must be the leadId of a lead of this agency.';
-    invalid(await search({ ...period, start: '00000000-0000-4000-8000-000000000000' }), [{ name: 'start', reason: notOurs }], 'requestParameter');
+    invalid(
+      await search({ ...period, start: '00000000-0000-4000-8000-000000000000' }),
+      [{ name: 'start', reason: notOurs }],
+      'requestParameter',
+    );
     const lead = await leadOf(await submitted());
-    invalid(await search({ ...period, start: lead.metadata.leadId }, otherAgencyToken), [{ name: 'start', reason: notOurs }], 'requestParameter');
-    invalid(await search({ ...period, start: lead.metadata.leadId }, sandboxToken, SANDBOX), [{ name: 'start', reason: notOurs }], 'requestParameter');
+    invalid(
+      await search({ ...period, start: lead.metadata.leadId }, otherAgencyToken),
+      [{ name: 'start', reason: notOurs }],
+      'requestParameter',
+    );
+    invalid(
+      await search({ ...period, start: lead.metadata.leadId }, sandboxToken, SANDBOX),
+      [{ name: 'start', reason: notOurs }],
+      'requestParameter',
+    );
   });
 
   it('bounds the ingestion date: minDate inclusive, maxDate exclusive', async () => {
@@ -405,7 +479,9 @@ describe('GET /leads: paging 1,000 leads of one day while more arrive', () => {
   it('follows links.next through every lead once, in ingestion order, and continues after the last one later', async () => {
     const firstBatch: string[] = [];
     for (let round = 0; round < 100; round++) {
-      const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => submitted(validLead({ email: `batch-${round}-${i}@example.org` }), pagingToken)));
+      const ids = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => submitted(validLead({ email: `batch-${round}-${i}@example.org` }), pagingToken)),
+      );
       firstBatch.push(...ids);
     }
 
@@ -454,7 +530,10 @@ describe('GET /leads: paging 1,000 leads of one day while more arrive', () => {
     assert.deepEqual(new Set(requestIds.slice(0, 1000)), new Set(firstBatch));
     assert.deepEqual(new Set(requestIds.slice(1000)), new Set(arriving));
     const dates = seen.map((item) => Date.parse(item.metadata.ingestionDate));
-    assert.ok(dates.every((date, i) => i === 0 || date >= dates[i - 1]!), 'not in ingestion order');
+    assert.ok(
+      dates.every((date, i) => i === 0 || date >= dates[i - 1]!),
+      'not in ingestion order',
+    );
   });
 });
 
@@ -481,7 +560,9 @@ describe('rate limit (10 requests per 200 ms per caller)', () => {
       assert.ok(passed >= 10, `only ${passed} requests passed before the first refusal`);
       problem(refused, 429, 'Too many requests', 'At most 10 requests per 200 ms are allowed for this caller; retry later');
       assert.equal(refused.headers.get('retry-after'), '1');
-      const other = await http('GET', url('/leads?minDate=1700000000&maxDate=1700086400'), { headers: { authorization: `Bearer ${otherAgencyToken}` } });
+      const other = await http('GET', url('/leads?minDate=1700000000&maxDate=1700086400'), {
+        headers: { authorization: `Bearer ${otherAgencyToken}` },
+      });
       assert.equal(other.status, 200, other.text);
     });
   }

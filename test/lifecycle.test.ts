@@ -83,12 +83,15 @@ describe('npm start with the embedded PostgreSQL', () => {
     const token = await http('POST', url, { headers: { 'content-type': 'application/json' }, raw: body });
     assert.equal(token.status, 200);
     const answer = token.body as Record<string, unknown>;
-    assert.deepEqual({ ...answer, access_token: typeof answer.access_token }, {
-      access_token: 'string',
-      expires_in: 86400,
-      token_type: 'Bearer',
-      scope: 'caas:*',
-    });
+    assert.deepEqual(
+      { ...answer, access_token: typeof answer.access_token },
+      {
+        access_token: 'string',
+        expires_in: 86400,
+        token_type: 'Bearer',
+        scope: 'caas:*',
+      },
+    );
     assert.ok(fs.existsSync(path.join(dataDir, 'postgres', 'cluster', 'PG_VERSION')));
     postgresPid = postmasterPid();
     assert.equal(alive(postgresPid), true);
@@ -100,7 +103,12 @@ describe('npm start with the embedded PostgreSQL', () => {
     assert.equal(result.code, 0);
     const clients = JSON.parse(result.stdout) as Array<Record<string, unknown>>;
     assert.deepEqual(
-      clients.map((client) => ({ clientId: client.clientId, name: client.name, scopes: client.scopes, intermediaries: client.intermediaries })),
+      clients.map((client) => ({
+        clientId: client.clientId,
+        name: client.name,
+        scopes: client.scopes,
+        intermediaries: client.intermediaries,
+      })),
       [{ clientId: demo.clientId, name: 'sandbox demo client', scopes: ['caas:*', 'clim:*', 'leads:*'], intermediaries: ['demo-agency'] }],
     );
     assert.equal(postmasterPid(), postgresPid);
@@ -180,11 +188,17 @@ describe('immogate server and immogate worker as separate processes on DATABASE_
          (gen_random_uuid(), $1, 'recent', 'agency-1', 'caas:*', now() - interval '1 day')`,
       [client.clientId],
     );
-    const due = await pool.query<{ at: Date }>("UPDATE scheduled_tasks SET next_run_at = now() WHERE name = 'platform:prune_token_issuance' RETURNING now() AS at");
+    const due = await pool.query<{ at: Date }>(
+      "UPDATE scheduled_tasks SET next_run_at = now() WHERE name = 'platform:prune_token_issuance' RETURNING now() AS at",
+    );
     await waitUntil(
       'the task to run',
       async () =>
-        (await pool.query("SELECT 1 FROM scheduled_tasks WHERE name = 'platform:prune_token_issuance' AND last_finished_at > $1", [due.rows[0]!.at])).rowCount === 1,
+        (
+          await pool.query("SELECT 1 FROM scheduled_tasks WHERE name = 'platform:prune_token_issuance' AND last_finished_at > $1", [
+            due.rows[0]!.at,
+          ])
+        ).rowCount === 1,
       worker,
     );
     const { rows } = await pool.query('SELECT audience FROM token_issuance WHERE client_id = $1', [client.clientId]);

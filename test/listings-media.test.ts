@@ -84,7 +84,6 @@ after(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-
 function invalid(result: HttpResult, errors: { name: string; reason: string }[]): void {
   problem(result, 400, 'Bad request', 'Your request has not been validated', { errors, errorSource: 'body' });
 }
@@ -154,7 +153,10 @@ interface MediaState {
   delete_after: Date | null;
 }
 
-async function mediaRow(externalMediaId: string, tenant: { environment: string; agencyId: string } = PRODUCTION_A): Promise<MediaState | undefined> {
+async function mediaRow(
+  externalMediaId: string,
+  tenant: { environment: string; agencyId: string } = PRODUCTION_A,
+): Promise<MediaState | undefined> {
   const { rows } = await server.pool.query<MediaState>(
     `SELECT state, size_bytes, listing_id, storage_key, content_type, delete_after FROM listing_media
       WHERE environment = $1 AND agency_id = $2 AND external_media_id = $3`,
@@ -182,7 +184,12 @@ function attach(tenant: { environment: 'production' | 'sandbox'; agencyId: strin
 }
 
 /** attachMedia's refusal as the API renders it. */
-async function attachRefused(tenant: { environment: 'production' | 'sandbox'; agencyId: string }, listingId: string, ids: string[], errors: { name: string; reason: string }[]) {
+async function attachRefused(
+  tenant: { environment: 'production' | 'sandbox'; agencyId: string },
+  listingId: string,
+  ids: string[],
+  errors: { name: string; reason: string }[],
+) {
   await assert.rejects(attach(tenant, listingId, ids), (error: unknown) => {
     assert.ok(error instanceof Problem);
     assert.equal(error.status, 400);
@@ -343,10 +350,16 @@ describe('the presigned upload (local blob store)', () => {
 
   it('refuses a Content-Type other than the presigned one with 415, and none at all', async () => {
     const url = await newMedia('wrong-type', 'plan.pdf');
-    problem(await put(url, JPEG, 'image/jpeg'), 415, 'Unsupported media type', 'Content type "image/jpeg" is not accepted; send application/pdf', {
-      errors: [{ name: 'Content-Type', reason: 'must be application/pdf' }],
-      errorSource: 'contentType',
-    });
+    problem(
+      await put(url, JPEG, 'image/jpeg'),
+      415,
+      'Unsupported media type',
+      'Content type "image/jpeg" is not accepted; send application/pdf',
+      {
+        errors: [{ name: 'Content-Type', reason: 'must be application/pdf' }],
+        errorSource: 'contentType',
+      },
+    );
     problem(await rawPut(url, {}, [JPEG]), 415, 'Unsupported media type', 'Content type (none) is not accepted; send application/pdf', {
       errors: [{ name: 'Content-Type', reason: 'must be application/pdf' }],
       errorSource: 'contentType',
@@ -382,7 +395,12 @@ describe('the presigned upload (local blob store)', () => {
 
   it('needs a User-Agent like every API request, but no token', async () => {
     const url = await newMedia('no-agent');
-    problem(await rawHttp('PUT', url, { 'content-type': 'image/jpeg', 'content-length': '3' }, 'abc'), 403, 'Forbidden', 'Requests without a User-Agent header are refused');
+    problem(
+      await rawHttp('PUT', url, { 'content-type': 'image/jpeg', 'content-length': '3' }, 'abc'),
+      403,
+      'Forbidden',
+      'Requests without a User-Agent header are refused',
+    );
     assert.equal((await put(url, JPEG)).status, 200);
   });
 });
@@ -465,12 +483,20 @@ describe('attachMedia and detachListingMedia', () => {
     const first = await insertListing(PRODUCTION_A);
     await attach(PRODUCTION_A, first, ['elsewhere']);
     const second = await insertListing(PRODUCTION_A);
-    await attachRefused(PRODUCTION_A, second, ['fine', 'nobody', 'not-yet', 'elsewhere', 'fine'], [
-      { name: '/media/1/externalMediaId', reason: 'is not a media of this agency: request its upload with POST /medias first ("nobody").' },
-      { name: '/media/2/externalMediaId', reason: 'has not been uploaded yet: PUT the file to its presignedURL first ("not-yet").' },
-      { name: '/media/3/externalMediaId', reason: 'is attached to another listing ("elsewhere").' },
-      { name: '/media/4/externalMediaId', reason: 'repeats /media/0/externalMediaId.' },
-    ]);
+    await attachRefused(
+      PRODUCTION_A,
+      second,
+      ['fine', 'nobody', 'not-yet', 'elsewhere', 'fine'],
+      [
+        {
+          name: '/media/1/externalMediaId',
+          reason: 'is not a media of this agency: request its upload with POST /medias first ("nobody").',
+        },
+        { name: '/media/2/externalMediaId', reason: 'has not been uploaded yet: PUT the file to its presignedURL first ("not-yet").' },
+        { name: '/media/3/externalMediaId', reason: 'is attached to another listing ("elsewhere").' },
+        { name: '/media/4/externalMediaId', reason: 'repeats /media/0/externalMediaId.' },
+      ],
+    );
     assert.equal((await mediaRow('fine'))?.state, 'UPLOADED');
     assert.equal((await mediaRow('elsewhere'))?.listing_id, first);
   });
@@ -478,13 +504,19 @@ describe('attachMedia and detachListingMedia', () => {
   it('keeps agencies and environments apart', async () => {
     await uploaded('mine');
     const listingB = await insertListing(PRODUCTION_B);
-    await attachRefused(PRODUCTION_B, listingB, ['mine'], [
-      { name: '/media/0/externalMediaId', reason: 'is not a media of this agency: request its upload with POST /medias first ("mine").' },
-    ]);
+    await attachRefused(
+      PRODUCTION_B,
+      listingB,
+      ['mine'],
+      [{ name: '/media/0/externalMediaId', reason: 'is not a media of this agency: request its upload with POST /medias first ("mine").' }],
+    );
     const sandboxListing = await insertListing(SANDBOX_A);
-    await attachRefused(SANDBOX_A, sandboxListing, ['mine'], [
-      { name: '/media/0/externalMediaId', reason: 'is not a media of this agency: request its upload with POST /medias first ("mine").' },
-    ]);
+    await attachRefused(
+      SANDBOX_A,
+      sandboxListing,
+      ['mine'],
+      [{ name: '/media/0/externalMediaId', reason: 'is not a media of this agency: request its upload with POST /medias first ("mine").' }],
+    );
     // The same externalMediaId is free for another agency, and its media is its own.
     const urlB = await newMedia('mine', 'photo.png', tokenB);
     assert.equal((await put(urlB, JPEG, 'image/png')).status, 200);
@@ -500,7 +532,10 @@ describe('listings referencing media (the listing routes)', () => {
   }
 
   function listingWith(externalListingId: string, mediaIds: string[]) {
-    const body = berlinRentApartmentExample() as unknown as { media?: { externalMediaId: string }[]; metadata: { source: { offererEstateId: string } } };
+    const body = berlinRentApartmentExample() as unknown as {
+      media?: { externalMediaId: string }[];
+      metadata: { source: { offererEstateId: string } };
+    };
     body.metadata.source.offererEstateId = externalListingId;
     body.media = mediaIds.map((externalMediaId) => ({ externalMediaId }));
     return body;
@@ -518,13 +553,18 @@ describe('listings referencing media (the listing routes)', () => {
     }
     const read = await http('GET', `${server.base}${ROOT}/listings/with-media`, { headers: { authorization: `Bearer ${tokenA}` } });
     assert.equal(read.status, 200, read.text);
-    assert.deepEqual((read.body as { listing: { media: unknown } }).listing.media, [{ externalMediaId: 'listing-photo' }, { externalMediaId: 'listing-plan' }]);
+    assert.deepEqual((read.body as { listing: { media: unknown } }).listing.media, [
+      { externalMediaId: 'listing-photo' },
+      { externalMediaId: 'listing-plan' },
+    ]);
     assert.deepEqual(
-      (await withTenant(server.pool, PRODUCTION_A, (db) => listingMedia(db, listingId))).map(({ externalMediaId, contentType, sizeBytes }) => ({
-        externalMediaId,
-        contentType,
-        sizeBytes,
-      })),
+      (await withTenant(server.pool, PRODUCTION_A, (db) => listingMedia(db, listingId))).map(
+        ({ externalMediaId, contentType, sizeBytes }) => ({
+          externalMediaId,
+          contentType,
+          sizeBytes,
+        }),
+      ),
       [
         { externalMediaId: 'listing-photo', contentType: 'image/jpeg', sizeBytes: JPEG.length },
         { externalMediaId: 'listing-plan', contentType: 'application/pdf', sizeBytes: 8 },
@@ -547,13 +587,21 @@ describe('listings referencing media (the listing routes)', () => {
     await uploaded('agency-a-photo');
     await newMedia('agency-a-pending');
     invalid(await write('POST', '/listings', listingWith('with-foreign-media', ['agency-a-photo']), tokenB), [
-      { name: '/media/0/externalMediaId', reason: 'is not a media of this agency: request its upload with POST /medias first ("agency-a-photo").' },
+      {
+        name: '/media/0/externalMediaId',
+        reason: 'is not a media of this agency: request its upload with POST /medias first ("agency-a-photo").',
+      },
     ]);
     invalid(await write('POST', '/listings', listingWith('with-pending-media', ['agency-a-photo', 'agency-a-pending'])), [
-      { name: '/media/1/externalMediaId', reason: 'has not been uploaded yet: PUT the file to its presignedURL first ("agency-a-pending").' },
+      {
+        name: '/media/1/externalMediaId',
+        reason: 'has not been uploaded yet: PUT the file to its presignedURL first ("agency-a-pending").',
+      },
     ]);
     assert.equal((await mediaRow('agency-a-photo'))?.state, 'UPLOADED');
-    const stored = await server.pool.query("SELECT count(*)::int AS n FROM listings WHERE external_listing_id IN ('with-foreign-media', 'with-pending-media')");
+    const stored = await server.pool.query(
+      "SELECT count(*)::int AS n FROM listings WHERE external_listing_id IN ('with-foreign-media', 'with-pending-media')",
+    );
     assert.equal(stored.rows[0].n, 0);
   });
 });

@@ -73,7 +73,8 @@ function projectListing(change: (body: Body) => void = () => undefined): Body {
 
 const PROJECT_REFUSAL: RuleError = {
   name: '/data/externalProjectId',
-  reason: 'project classifieds are not supported at present: send each unit as a listing without project fields and not as estateType PROJECT.',
+  reason:
+    'project classifieds are not supported at present: send each unit as a listing without project fields and not as estateType PROJECT.',
 };
 
 const RULE_21 = (name: string, what: string, found: string): RuleError => ({
@@ -212,8 +213,14 @@ describe('the 21 business rules', () => {
 
   it('rule 1: a multi-lingual text of 3999 characters passes, 4000 fail (characters, not UTF-16 units)', () => {
     const words = (n: number) => 'Altbau '.repeat(Math.ceil(n / 7)).slice(0, n);
-    assert.deepEqual(errorsOf((b) => (b.data.texts.description.de = words(3999))), []);
-    assert.deepEqual(errorsOf((b) => (b.data.texts.description.en = '🏠'.repeat(3999))), []);
+    assert.deepEqual(
+      errorsOf((b) => (b.data.texts.description.de = words(3999))),
+      [],
+    );
+    assert.deepEqual(
+      errorsOf((b) => (b.data.texts.description.en = '🏠'.repeat(3999))),
+      [],
+    );
     assert.deepEqual(
       errorsOf((b) => (b.data.texts.description.de = words(4000))),
       [{ name: '/data/texts/description/de', reason: 'rule 1: a multi-lingual text is at most 3999 characters; this one has 4000.' }],
@@ -225,21 +232,36 @@ describe('the 21 business rules', () => {
   });
 
   it('rule 2: a valid contact email passes, an invalid one fails', () => {
-    assert.deepEqual(errorsOf((b) => (b.contact.email = 'a.schmidt+listings@makler-berlin.de')), []);
+    assert.deepEqual(
+      errorsOf((b) => (b.contact.email = 'a.schmidt+listings@makler-berlin.de')),
+      [],
+    );
     const reason = 'rule 2: must be a valid email address.';
     for (const email of ['anna.schmidt@example', 'anna.schmidt.example.com', 'anna schmidt@example.com', '']) {
-      assert.deepEqual(errorsOf((b) => (b.contact.email = email)), [{ name: '/contact/email', reason }], email);
+      assert.deepEqual(
+        errorsOf((b) => (b.contact.email = email)),
+        [{ name: '/contact/email', reason }],
+        email,
+      );
     }
   });
 
   it('rule 3: phones of the phone format pass, others fail', () => {
     for (const phone of ['+49 30 1234567', '030 1234567', '030-1234567', '0301234567', '+49-171-1234567890']) {
-      assert.deepEqual(errorsOf((b) => (b.contact.phone = phone)), [], phone);
+      assert.deepEqual(
+        errorsOf((b) => (b.contact.phone = phone)),
+        [],
+        phone,
+      );
     }
     const reason =
       'rule 3: must be a phone number: optional leading +, 1-3 digits, optional hyphen or space, 1-4 digits, optional hyphen or space, 4-10 digits.';
     for (const phone of ['030/1234567', '+49 (0)30 1234567', '12-34', '+49 30 123', 'Tel. 030 1234567']) {
-      assert.deepEqual(errorsOf((b) => (b.contact.phone = phone)), [{ name: '/contact/phone', reason }], phone);
+      assert.deepEqual(
+        errorsOf((b) => (b.contact.phone = phone)),
+        [{ name: '/contact/phone', reason }],
+        phone,
+      );
     }
     assert.deepEqual(
       errorsOf((b) => Object.assign(b.contact, { mobilePhone: '0171 123', fax: '+49 30 1234567' })),
@@ -248,17 +270,27 @@ describe('the 21 business rules', () => {
   });
 
   it('rule 4: full dates pass, other date notations and impossible dates fail', () => {
-    assert.deepEqual(errorsOf((b) => (b.data.conditions.buildingStartDate = '2024-02-29')), []);
+    assert.deepEqual(
+      errorsOf((b) => (b.data.conditions.buildingStartDate = '2024-02-29')),
+      [],
+    );
     const reason = 'rule 4: must be a full date (YYYY-MM-DD).';
     for (const date of ['01.03.2027', '2027-3-1', '2027-02-29', '2027-13-01', '2027-03-01T00:00:00Z']) {
-      assert.deepEqual(errorsOf((b) => (b.data.management.availableFromDate = date)), [{ name: '/data/management/availableFromDate', reason }], date);
+      assert.deepEqual(
+        errorsOf((b) => (b.data.management.availableFromDate = date)),
+        [{ name: '/data/management/availableFromDate', reason }],
+        date,
+      );
     }
   });
 
   it('rule 5: http(s) URLs pass, other URLs fail', () => {
     assert.deepEqual(
       errorsOf((b) => {
-        b.data.links = { externalLinks: [{ url: 'https://example.com/expose?id=42' }], virtualTours: [{ url: 'http://tour.example.com/42' }] };
+        b.data.links = {
+          externalLinks: [{ url: 'https://example.com/expose?id=42' }],
+          virtualTours: [{ url: 'http://tour.example.com/42' }],
+        };
         b.contact.homepage = 'https://makler-berlin.de';
       }),
       [],
@@ -266,7 +298,10 @@ describe('the 21 business rules', () => {
     const reason = 'rule 5: must be a valid http or https URL.';
     assert.deepEqual(
       errorsOf((b) => {
-        b.data.links = { externalLinks: [{ url: 'https://example.com' }, { url: 'example.com/expose' }], virtualTours: [{ url: 'ftp://tour.example.com' }] };
+        b.data.links = {
+          externalLinks: [{ url: 'https://example.com' }, { url: 'example.com/expose' }],
+          virtualTours: [{ url: 'ftp://tour.example.com' }],
+        };
         b.contact.homepage = 'https://exa mple.com';
       }),
       [
@@ -278,14 +313,24 @@ describe('the 21 business rules', () => {
   });
 
   it('rule 6: an estateSubType of the estateType passes (or none), another fails naming the allowed ones', () => {
-    assert.deepEqual(errorsOf((b) => (b.data.estateSubType = 'LOFT')), []);
-    assert.deepEqual(errorsOf((b) => delete b.data.estateSubType), []);
-    assert.deepEqual(errorsOf((b) => (b.data.estateSubType = 'VILLA')), [
-      {
-        name: '/data/estateSubType',
-        reason: 'rule 6: estateSubType VILLA does not match estateType APARTMENT; allowed: MULTI_STOREY, FLATSHARING_ROOM, LOFT, PENTHOUSE, STUDIO, TERRACE, UNFINISHED_ATTIC_SPACE.',
-      },
-    ]);
+    assert.deepEqual(
+      errorsOf((b) => (b.data.estateSubType = 'LOFT')),
+      [],
+    );
+    assert.deepEqual(
+      errorsOf((b) => delete b.data.estateSubType),
+      [],
+    );
+    assert.deepEqual(
+      errorsOf((b) => (b.data.estateSubType = 'VILLA')),
+      [
+        {
+          name: '/data/estateSubType',
+          reason:
+            'rule 6: estateSubType VILLA does not match estateType APARTMENT; allowed: MULTI_STOREY, FLATSHARING_ROOM, LOFT, PENTHOUSE, STUDIO, TERRACE, UNFINISHED_ATTIC_SPACE.',
+        },
+      ],
+    );
     assert.deepEqual(
       errorsOf((b) => {
         b.data.estateType = 'MISCELLANEOUS';
@@ -296,13 +341,20 @@ describe('the 21 business rules', () => {
   });
 
   it('rule 7: a distributionSubType of the distributionType passes, another fails naming the allowed ones', () => {
-    assert.deepEqual(errorsOf((b) => (b.data.distributionSubType = 'TEMPORARY')), []);
-    assert.deepEqual(errorsOf((b) => (b.data.distributionSubType = 'LIFE_ANNUITY')), [
-      {
-        name: '/data/distributionSubType',
-        reason: 'rule 7: distributionSubType LIFE_ANNUITY does not match distributionType RENT; allowed: CLASSIC, NEW_BUILD_UNIT, EMPTY, FURNISHED, TEMPORARY, VACATION, BUSINESS.',
-      },
-    ]);
+    assert.deepEqual(
+      errorsOf((b) => (b.data.distributionSubType = 'TEMPORARY')),
+      [],
+    );
+    assert.deepEqual(
+      errorsOf((b) => (b.data.distributionSubType = 'LIFE_ANNUITY')),
+      [
+        {
+          name: '/data/distributionSubType',
+          reason:
+            'rule 7: distributionSubType LIFE_ANNUITY does not match distributionType RENT; allowed: CLASSIC, NEW_BUILD_UNIT, EMPTY, FURNISHED, TEMPORARY, VACATION, BUSINESS.',
+        },
+      ],
+    );
   });
 
   it('rule 8: a project with matching projectEstateType and sub-type is refused only as a project; a mismatch adds rule 8', () => {
@@ -322,20 +374,28 @@ describe('the 21 business rules', () => {
 
   it('rule 9: matching projectDistributionType and sub-type pass rule 9; a mismatch fails it', () => {
     assert.deepEqual(
-      checkListing(projectListing((b) => Object.assign(b.data, { projectDistributionType: 'BUY', projectDistributionSubType: 'NEW_BUILD_INVESTMENT_PRODUCT' }))).errors,
+      checkListing(
+        projectListing((b) =>
+          Object.assign(b.data, { projectDistributionType: 'BUY', projectDistributionSubType: 'NEW_BUILD_INVESTMENT_PRODUCT' }),
+        ),
+      ).errors,
       [PROJECT_REFUSAL],
     );
     assert.deepEqual(checkListing(projectListing((b) => (b.data.projectDistributionSubType = 'NEW_BUILD_INVESTMENT_PRODUCT'))).errors, [
       PROJECT_REFUSAL,
       {
         name: '/data/projectDistributionSubType',
-        reason: 'rule 9: projectDistributionSubType NEW_BUILD_INVESTMENT_PRODUCT does not match projectDistributionType RENT; allowed: NEW_BUILD_PROJECT.',
+        reason:
+          'rule 9: projectDistributionSubType NEW_BUILD_INVESTMENT_PRODUCT does not match projectDistributionType RENT; allowed: NEW_BUILD_PROJECT.',
       },
     ]);
   });
 
   it('rule 10: the five identifiers present pass; each missing or blank one fails, and projects need two more', () => {
-    assert.deepEqual(errorsOf(() => undefined), []);
+    assert.deepEqual(
+      errorsOf(() => undefined),
+      [],
+    );
     assert.deepEqual(
       errorsOf((b) => {
         b.metadata = { source: { offererEstateId: '  ' }, softwareName: '' };
@@ -364,19 +424,29 @@ describe('the 21 business rules', () => {
   });
 
   it('rule 11: an update keeping estateType passes, one changing it fails', () => {
-    assert.deepEqual(errorsOf(() => undefined, { existingEstateType: 'APARTMENT' }), []);
-    assert.deepEqual(errorsOf(() => undefined, { existingEstateType: 'HOUSE' }), [
-      { name: '/data/estateType', reason: "rule 11: estateType cannot be changed by an update; the listing's estateType is HOUSE." },
-    ]);
+    assert.deepEqual(
+      errorsOf(() => undefined, { existingEstateType: 'APARTMENT' }),
+      [],
+    );
+    assert.deepEqual(
+      errorsOf(() => undefined, { existingEstateType: 'HOUSE' }),
+      [{ name: '/data/estateType', reason: "rule 11: estateType cannot be changed by an update; the listing's estateType is HOUSE." }],
+    );
   });
 
   it('rule 12: spaces from 0 to below 99999999 pass, outside fail', () => {
-    assert.deepEqual(errorsOf((b) => Object.assign(b.data.spaces, { plotSpace: 99999998.99, residential: { livingSpace: 0 } })), []);
+    assert.deepEqual(
+      errorsOf((b) => Object.assign(b.data.spaces, { plotSpace: 99999998.99, residential: { livingSpace: 0 } })),
+      [],
+    );
     const reason = 'rule 12: a space must be a number at least 0 and below 99999999.';
-    assert.deepEqual(errorsOf((b) => Object.assign(b.data.spaces, { plotSpace: 99999999, residential: { livingSpace: -1 } })), [
-      { name: '/data/spaces/plotSpace', reason },
-      { name: '/data/spaces/residential/livingSpace', reason },
-    ]);
+    assert.deepEqual(
+      errorsOf((b) => Object.assign(b.data.spaces, { plotSpace: 99999999, residential: { livingSpace: -1 } })),
+      [
+        { name: '/data/spaces/plotSpace', reason },
+        { name: '/data/spaces/residential/livingSpace', reason },
+      ],
+    );
   });
 
   it('rule 13: counts and parking lots from 0 to below 999999 pass, outside fail', () => {
@@ -401,7 +471,10 @@ describe('the 21 business rules', () => {
   });
 
   it('rule 14: prices and amounts from 0 to below 9999999999999 pass, outside fail', () => {
-    assert.deepEqual(errorsOf((b) => Object.assign(b.data.prices.rent, { deposit: { amount: 0 }, lease: { amount: 9999999999998 } })), []);
+    assert.deepEqual(
+      errorsOf((b) => Object.assign(b.data.prices.rent, { deposit: { amount: 0 }, lease: { amount: 9999999999998 } })),
+      [],
+    );
     const reason = 'rule 14: a price or amount must be a number at least 0 and below 9999999999999.';
     assert.deepEqual(
       errorsOf((b) => {
@@ -423,10 +496,19 @@ describe('the 21 business rules', () => {
       b.data.conditions.buildingStartDate = start;
     };
     assert.deepEqual(errorsOf(newBuild('1900-01-02', '2025-06-01')), []);
-    assert.deepEqual(errorsOf((b) => (b.data.conditions.buildingStartDate = '1899-05-01')), []);
+    assert.deepEqual(
+      errorsOf((b) => (b.data.conditions.buildingStartDate = '1899-05-01')),
+      [],
+    );
     assert.deepEqual(errorsOf(newBuild('1900-01-01', '1899-12-31')), [
-      { name: '/data/management/availableFromDate', reason: 'rule 15: availableFromDate must be after 1900-01-01 for a new build (distributionSubType NEW_BUILD_UNIT).' },
-      { name: '/data/conditions/buildingStartDate', reason: 'rule 15: buildingStartDate must be after 1900-01-01 for a new build (distributionSubType NEW_BUILD_UNIT).' },
+      {
+        name: '/data/management/availableFromDate',
+        reason: 'rule 15: availableFromDate must be after 1900-01-01 for a new build (distributionSubType NEW_BUILD_UNIT).',
+      },
+      {
+        name: '/data/conditions/buildingStartDate',
+        reason: 'rule 15: buildingStartDate must be after 1900-01-01 for a new build (distributionSubType NEW_BUILD_UNIT).',
+      },
     ]);
   });
 
@@ -452,24 +534,41 @@ describe('the 21 business rules', () => {
   });
 
   it('rule 17: a CLASSIC rent with baseRent, totalRent or lease above 0 passes, without fails', () => {
-    assert.deepEqual(errorsOf((b) => (b.data.prices.rent = { lease: { amount: 800 } })), []);
-    assert.deepEqual(errorsOf((b) => (b.data.prices.rent = { totalRent: { amount: 0.01 } })), []);
+    assert.deepEqual(
+      errorsOf((b) => (b.data.prices.rent = { lease: { amount: 800 } })),
+      [],
+    );
+    assert.deepEqual(
+      errorsOf((b) => (b.data.prices.rent = { totalRent: { amount: 0.01 } })),
+      [],
+    );
     const failing = [
       {
         name: '/data/prices/rent',
-        reason: 'rule 17: baseRent.amount, totalRent.amount or lease.amount must be greater than 0 for a rent with distributionSubType CLASSIC.',
+        reason:
+          'rule 17: baseRent.amount, totalRent.amount or lease.amount must be greater than 0 for a rent with distributionSubType CLASSIC.',
       },
     ];
-    assert.deepEqual(errorsOf((b) => (b.data.prices.rent = { baseRent: { amount: 0 }, operatingCosts: { amount: 200 } })), failing);
-    assert.deepEqual(errorsOf((b) => (b.data.prices = { brokerageFee: { hasFee: false } })), failing);
+    assert.deepEqual(
+      errorsOf((b) => (b.data.prices.rent = { baseRent: { amount: 0 }, operatingCosts: { amount: 200 } })),
+      failing,
+    );
+    assert.deepEqual(
+      errorsOf((b) => (b.data.prices = { brokerageFee: { hasFee: false } })),
+      failing,
+    );
     // An empty prices object is schema-valid; the rules then say what a CLASSIC rent lacks.
-    assert.deepEqual(errorsOf((b) => (b.data.prices = {})), [
-      ...failing,
-      {
-        name: '/data/prices/brokerageFee',
-        reason: 'rule 20: a RENT needs brokerageFee.amount greater than 0 or a non-empty brokerageFee.priceNote unless brokerageFee.hasFee is false.',
-      },
-    ]);
+    assert.deepEqual(
+      errorsOf((b) => (b.data.prices = {})),
+      [
+        ...failing,
+        {
+          name: '/data/prices/brokerageFee',
+          reason:
+            'rule 20: a RENT needs brokerageFee.amount greater than 0 or a non-empty brokerageFee.priceNote unless brokerageFee.hasFee is false.',
+        },
+      ],
+    );
   });
 
   it('rule 18: a NEW_BUILD_UNIT or EMPTY rent with a rent amount passes, without fails', () => {
@@ -513,11 +612,16 @@ describe('the 21 business rules', () => {
       b.data.prices = { compulsoryAuction: prices };
     };
     assert.deepEqual(
-      errorsOf(auction({ marketValue: { amount: 350000 }, minimumBid: { amount: 175000 }, overbidSessionStartingPrice: { amount: 180000 } })),
+      errorsOf(
+        auction({ marketValue: { amount: 350000 }, minimumBid: { amount: 175000 }, overbidSessionStartingPrice: { amount: 180000 } }),
+      ),
       [],
     );
     assert.deepEqual(errorsOf(auction({ minimumBid: { amount: 0 } })), [
-      { name: '/data/prices/compulsoryAuction/minimumBid', reason: 'rule 19: minimumBid.amount must be greater than 0 for a COMPULSORY_AUCTION.' },
+      {
+        name: '/data/prices/compulsoryAuction/minimumBid',
+        reason: 'rule 19: minimumBid.amount must be greater than 0 for a COMPULSORY_AUCTION.',
+      },
       {
         name: '/data/prices/compulsoryAuction/overbidSessionStartingPrice',
         reason: 'rule 19: overbidSessionStartingPrice.amount must be greater than 0 for a COMPULSORY_AUCTION.',
@@ -535,8 +639,13 @@ describe('the 21 business rules', () => {
     assert.deepEqual(errorsOf(buy({ priceNote: { de: '3,57 % inkl. MwSt. vom Kaufpreis' } })), []);
     const reason = (type: string) =>
       `rule 20: a ${type} needs brokerageFee.amount greater than 0 or a non-empty brokerageFee.priceNote unless brokerageFee.hasFee is false.`;
-    assert.deepEqual(errorsOf(buy({ hasFee: true, amount: 0, priceNote: { de: '  ' } })), [{ name: '/data/prices/brokerageFee', reason: reason('BUY') }]);
-    assert.deepEqual(errorsOf((b) => delete b.data.prices.brokerageFee), [{ name: '/data/prices/brokerageFee', reason: reason('RENT') }]);
+    assert.deepEqual(errorsOf(buy({ hasFee: true, amount: 0, priceNote: { de: '  ' } })), [
+      { name: '/data/prices/brokerageFee', reason: reason('BUY') },
+    ]);
+    assert.deepEqual(
+      errorsOf((b) => delete b.data.prices.brokerageFee),
+      [{ name: '/data/prices/brokerageFee', reason: reason('RENT') }],
+    );
   });
 
   it('rule 21: ordinary German listing text passes', () => {
@@ -550,9 +659,16 @@ describe('the 21 business rules', () => {
     ];
     for (const text of texts) {
       assert.equal(forbiddenContent(text), undefined, text);
-      assert.deepEqual(errorsOf((b) => (b.data.texts.description.de = text)), [], text);
+      assert.deepEqual(
+        errorsOf((b) => (b.data.texts.description.de = text)),
+        [],
+        text,
+      );
     }
-    assert.deepEqual(errorsOf((b) => (b.media = [{ externalMediaId: 'm-1', title: 'Grundriss 2. OG, 85 m²' }])), []);
+    assert.deepEqual(
+      errorsOf((b) => (b.media = [{ externalMediaId: 'm-1', title: 'Grundriss 2. OG, 85 m²' }])),
+      [],
+    );
   });
 
   it('rule 21: HTML, URLs, email addresses and phone numbers in text entries fail, naming what was found', () => {
@@ -571,7 +687,11 @@ describe('the 21 business rules', () => {
       ['Mobil 0171-1234567.', 'a phone number', '0171-1234567'],
     ];
     for (const [text, what, found] of cases) {
-      assert.deepEqual(errorsOf((b) => (b.data.texts.description.de = text)), [RULE_21('/data/texts/description/de', what, found)], text);
+      assert.deepEqual(
+        errorsOf((b) => (b.data.texts.description.de = text)),
+        [RULE_21('/data/texts/description/de', what, found)],
+        text,
+      );
     }
     assert.deepEqual(
       errorsOf((b) => {
@@ -594,7 +714,11 @@ describe('the type matrices', () => {
     for (const estateType of ESTATE_TYPES) {
       const allowed = ESTATE_SUB_TYPES[estateType] ?? [];
       for (const estateSubType of allowed) {
-        assert.deepEqual(ruleSix(errorsOf((b) => Object.assign(b.data, { estateType, estateSubType }))), [], `${estateType}/${estateSubType}`);
+        assert.deepEqual(
+          ruleSix(errorsOf((b) => Object.assign(b.data, { estateType, estateSubType }))),
+          [],
+          `${estateType}/${estateSubType}`,
+        );
       }
       const foreign = Object.values(ESTATE_SUB_TYPES)
         .flat()
@@ -618,33 +742,41 @@ describe('the type matrices', () => {
     const ruleSeven = (errors: RuleError[]) => errors.filter((error) => error.reason.startsWith('rule 7:'));
     for (const [distributionType, allowed] of Object.entries(DISTRIBUTION_SUB_TYPES)) {
       for (const distributionSubType of allowed) {
-        assert.deepEqual(ruleSeven(errorsOf((b) => Object.assign(b.data, { distributionType, distributionSubType }))), [], `${distributionType}/${distributionSubType}`);
+        assert.deepEqual(
+          ruleSeven(errorsOf((b) => Object.assign(b.data, { distributionType, distributionSubType }))),
+          [],
+          `${distributionType}/${distributionSubType}`,
+        );
       }
       const foreign = Object.values(DISTRIBUTION_SUB_TYPES)
         .flat()
         .find((value) => !allowed.includes(value)) as string;
-      assert.deepEqual(
-        ruleSeven(errorsOf((b) => Object.assign(b.data, { distributionType, distributionSubType: foreign }))),
-        [
-          {
-            name: '/data/distributionSubType',
-            reason: `rule 7: distributionSubType ${foreign} does not match distributionType ${distributionType}; allowed: ${allowed.join(', ')}.`,
-          },
-        ],
-      );
+      assert.deepEqual(ruleSeven(errorsOf((b) => Object.assign(b.data, { distributionType, distributionSubType: foreign }))), [
+        {
+          name: '/data/distributionSubType',
+          reason: `rule 7: distributionSubType ${foreign} does not match distributionType ${distributionType}; allowed: ${allowed.join(', ')}.`,
+        },
+      ]);
     }
   });
 
   it('rules 8 and 9: every allowed project pair is refused only as a project; a foreign sub-type fails its rule', () => {
     for (const [projectEstateType, allowed] of Object.entries(PROJECT_ESTATE_SUB_TYPES)) {
       for (const projectEstateSubType of allowed) {
-        assert.deepEqual(checkListing(projectListing((b) => Object.assign(b.data, { projectEstateType, projectEstateSubType }))).errors, [PROJECT_REFUSAL]);
+        assert.deepEqual(checkListing(projectListing((b) => Object.assign(b.data, { projectEstateType, projectEstateSubType }))).errors, [
+          PROJECT_REFUSAL,
+        ]);
       }
       const foreign = Object.values(PROJECT_ESTATE_SUB_TYPES)
         .flat()
         .find((value) => !allowed.includes(value)) as string;
-      const errors = checkListing(projectListing((b) => Object.assign(b.data, { projectEstateType, projectEstateSubType: foreign }))).errors;
-      assert.deepEqual(errors.map((error) => error.name), ['/data/externalProjectId', '/data/projectEstateSubType']);
+      const errors = checkListing(
+        projectListing((b) => Object.assign(b.data, { projectEstateType, projectEstateSubType: foreign })),
+      ).errors;
+      assert.deepEqual(
+        errors.map((error) => error.name),
+        ['/data/externalProjectId', '/data/projectEstateSubType'],
+      );
     }
     for (const [projectDistributionType, allowed] of Object.entries(PROJECT_DISTRIBUTION_SUB_TYPES)) {
       for (const projectDistributionSubType of allowed) {
@@ -695,9 +827,9 @@ describe('projects, publishing and warnings', () => {
     const noGeometry = { type: 'IMPRECISE_LOCATION', message: 'The location has no geometry: the listing is placed by its address.' };
     assert.deepEqual(checkListing(listing((b) => delete b.data.location.houseNumber)), { errors: [], warnings: [noNumber] });
     assert.deepEqual(checkListing(listing((b) => delete b.data.location.geometry)), { errors: [], warnings: [noGeometry] });
-    assert.deepEqual(
-      checkListing(listing((b) => (b.data.location = { postalcode: '10827', city: 'Berlin', country: 'DE' }))),
-      { errors: [], warnings: [noNumber, noGeometry] },
-    );
+    assert.deepEqual(checkListing(listing((b) => (b.data.location = { postalcode: '10827', city: 'Berlin', country: 'DE' }))), {
+      errors: [],
+      warnings: [noNumber, noGeometry],
+    });
   });
 });

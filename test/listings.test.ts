@@ -39,14 +39,18 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RULE_17_ERRORS = [
   {
     name: '/data/prices/rent',
-    reason: 'rule 17: baseRent.amount, totalRent.amount or lease.amount must be greater than 0 for a rent with distributionSubType CLASSIC.',
+    reason:
+      'rule 17: baseRent.amount, totalRent.amount or lease.amount must be greater than 0 for a rent with distributionSubType CLASSIC.',
   },
 ];
-const RULE_11_ERRORS = [{ name: '/data/estateType', reason: "rule 11: estateType cannot be changed by an update; the listing's estateType is APARTMENT." }];
+const RULE_11_ERRORS = [
+  { name: '/data/estateType', reason: "rule 11: estateType cannot be changed by an update; the listing's estateType is APARTMENT." },
+];
 const PROJECT_ERRORS = [
   {
     name: '/data/externalProjectId',
-    reason: 'project classifieds are not supported at present: send each unit as a listing without project fields and not as estateType PROJECT.',
+    reason:
+      'project classifieds are not supported at present: send each unit as a listing without project fields and not as estateType PROJECT.',
   },
 ];
 
@@ -142,7 +146,6 @@ async function created(body: Body, bearer = token, root = ROOT, warnings: Body[]
   return answer;
 }
 
-
 function invalid(result: HttpResult, errors: { name: string; reason: string }[], errorSource: 'body' | 'requestParameter' = 'body'): void {
   problem(result, 400, 'Bad request', 'Your request has not been validated', { errors, errorSource });
 }
@@ -210,7 +213,12 @@ describe('POST /listings and GET /listings/{externalListingId}', () => {
 
   it('refuses a second create of the same externalListingId in the same agency and environment, naming it', async () => {
     await created(listing('dup-1'));
-    const again = await call('POST', '/listings', token, listing('dup-1', (body) => (body.data.texts.headline.de = 'Eine andere Überschrift')));
+    const again = await call(
+      'POST',
+      '/listings',
+      token,
+      listing('dup-1', (body) => (body.data.texts.headline.de = 'Eine andere Überschrift')),
+    );
     invalid(again, [{ name: '/metadata/source/offererEstateId', reason: 'externalListingId "dup-1" already exists.' }]);
     // The first one is unchanged.
     assert.equal((await read('dup-1')).data.texts.headline.de, listing('dup-1').data.texts.headline.de);
@@ -218,7 +226,10 @@ describe('POST /listings and GET /listings/{externalListingId}', () => {
 
   it('lets another agency and the sandbox use the same externalListingId: each its own listing', async () => {
     const mine = await created(listing('shared-1'));
-    const theirs = await created(listing('shared-1', (body) => (body.data.location.city = 'Berlin-Mitte')), otherAgencyToken);
+    const theirs = await created(
+      listing('shared-1', (body) => (body.data.location.city = 'Berlin-Mitte')),
+      otherAgencyToken,
+    );
     const sandbox = await created(listing('shared-1'), sandboxToken, SANDBOX);
     assert.equal(new Set([mine.listingId, theirs.listingId, sandbox.listingId]).size, 3);
     assert.equal((await read('shared-1')).listingId, mine.listingId);
@@ -227,15 +238,25 @@ describe('POST /listings and GET /listings/{externalListingId}', () => {
   });
 
   it('refuses a body the schema refuses, with every error (nothing stored)', async () => {
-    const result = await call('POST', '/listings', token, listing('schema-1', (body) => (body.spaceship = true)));
+    const result = await call(
+      'POST',
+      '/listings',
+      token,
+      listing('schema-1', (body) => (body.spaceship = true)),
+    );
     invalid(result, [{ name: '/spaceship', reason: 'must NOT have additional properties: spaceship.' }]);
     notFound(await call('GET', path('schema-1')), 'schema-1');
   });
 
-  it('refuses a listing that breaks a business rule with the rule\'s reason (nothing stored)', async () => {
-    const result = await call('POST', '/listings', token, listing('rule-17', (body) => {
-      body.data.prices.rent = { baseRent: { amount: 0 } };
-    }));
+  it("refuses a listing that breaks a business rule with the rule's reason (nothing stored)", async () => {
+    const result = await call(
+      'POST',
+      '/listings',
+      token,
+      listing('rule-17', (body) => {
+        body.data.prices.rent = { baseRent: { amount: 0 } };
+      }),
+    );
     invalid(result, RULE_17_ERRORS);
     notFound(await call('GET', path('rule-17')), 'rule-17');
   });
@@ -267,11 +288,23 @@ describe('POST /listings and GET /listings/{externalListingId}', () => {
 
   it('refuses U+0000 in a body or an externalListingId path with a 400, not a database error', async () => {
     const body = listing('nul-1', (nul) => (nul.data.texts.headline.de = 'Helle\u0000Wohnung'));
-    invalid(await call('POST', '/listings', token, body), [{ name: '/data/texts/headline/de', reason: 'must not contain the NUL character (\\u0000).' }]);
-    invalid(await call('PUT', path('create-1'), token, listing('create-1', (nul) => (nul.contact.company = '\u0000'))), [
-      { name: '/contact/company', reason: 'must not contain the NUL character (\\u0000).' },
+    invalid(await call('POST', '/listings', token, body), [
+      { name: '/data/texts/headline/de', reason: 'must not contain the NUL character (\\u0000).' },
     ]);
-    invalid(await call('GET', path('nul\u0000id')), [{ name: 'externalListingId', reason: 'must not contain the NUL character (%00).' }], 'requestParameter');
+    invalid(
+      await call(
+        'PUT',
+        path('create-1'),
+        token,
+        listing('create-1', (nul) => (nul.contact.company = '\u0000')),
+      ),
+      [{ name: '/contact/company', reason: 'must not contain the NUL character (\\u0000).' }],
+    );
+    invalid(
+      await call('GET', path('nul\u0000id')),
+      [{ name: 'externalListingId', reason: 'must not contain the NUL character (%00).' }],
+      'requestParameter',
+    );
   });
 
   it('serves an externalListingId with characters that need encoding in a path', async () => {
@@ -304,15 +337,20 @@ describe('PUT /listings/{externalListingId}', () => {
   it('refuses to change the estateType (rule 11), leaving the listing as it was', async () => {
     const body = listing('rule-11');
     await created(body);
-    const result = await call('PUT', path('rule-11'), token, listing('rule-11', (changed) => {
-      changed.data.estateType = 'HOUSE';
-      delete changed.data.estateSubType;
-    }));
+    const result = await call(
+      'PUT',
+      path('rule-11'),
+      token,
+      listing('rule-11', (changed) => {
+        changed.data.estateType = 'HOUSE';
+        delete changed.data.estateSubType;
+      }),
+    );
     invalid(result, RULE_11_ERRORS);
     assert.equal((await read('rule-11')).data.estateType, 'APARTMENT');
   });
 
-  it('refuses a body whose offererEstateId is not the path\'s externalListingId', async () => {
+  it("refuses a body whose offererEstateId is not the path's externalListingId", async () => {
     await created(listing('put-path'));
     const result = await call('PUT', path('put-path'), token, listing('put-other'));
     invalid(result, [{ name: '/metadata/source/offererEstateId', reason: 'must equal the externalListingId of the path ("put-path").' }]);
@@ -321,9 +359,14 @@ describe('PUT /listings/{externalListingId}', () => {
 
   it('checks the business rules on update too', async () => {
     await created(listing('put-rule'));
-    const result = await call('PUT', path('put-rule'), token, listing('put-rule', (body) => {
-      body.data.prices.rent = { baseRent: { amount: 0 } };
-    }));
+    const result = await call(
+      'PUT',
+      path('put-rule'),
+      token,
+      listing('put-rule', (body) => {
+        body.data.prices.rent = { baseRent: { amount: 0 } };
+      }),
+    );
     invalid(result, RULE_17_ERRORS);
     assert.equal((await read('put-rule')).data.prices.rent.baseRent.amount, 1250);
   });
@@ -423,10 +466,23 @@ describe('GET /listings', () => {
   it('refuses a nextPageToken it did not issue, and unknown parameters', async () => {
     const tokenOf = (text: string) => Buffer.from(text).toString('base64url');
     const refused = { name: 'nextPageToken', reason: 'is not a nextPageToken this endpoint returned.' };
-    for (const garbled of ['garbage!', `${tokenOf('l1:5')}=`, tokenOf('l1:0'), tokenOf('l1:-5'), tokenOf('l2:5'), tokenOf('c1:5'), tokenOf('l1:99999999999999999'), '']) {
+    for (const garbled of [
+      'garbage!',
+      `${tokenOf('l1:5')}=`,
+      tokenOf('l1:0'),
+      tokenOf('l1:-5'),
+      tokenOf('l2:5'),
+      tokenOf('c1:5'),
+      tokenOf('l1:99999999999999999'),
+      '',
+    ]) {
       invalid(await call('GET', `/listings?nextPageToken=${encodeURIComponent(garbled)}`, pagingToken), [refused], 'requestParameter');
     }
-    invalid(await call('GET', '/listings?limit=5', pagingToken), [{ name: 'limit', reason: 'must NOT have additional properties: limit.' }], 'requestParameter');
+    invalid(
+      await call('GET', '/listings?limit=5', pagingToken),
+      [{ name: 'limit', reason: 'must NOT have additional properties: limit.' }],
+      'requestParameter',
+    );
   });
 
   it('treats a nextPageToken as a position only: another agency using it pages its own listings', async () => {
@@ -466,7 +522,9 @@ describe('OpenAPI document', () => {
     const scopes = Object.fromEntries(
       Object.entries(document.paths as Body)
         .filter(([route]) => route.startsWith('/listings'))
-        .flatMap(([route, operations]) => Object.entries(operations as Body).map(([method, operation]) => [`${method} ${route}`, operation['x-scope']])),
+        .flatMap(([route, operations]) =>
+          Object.entries(operations as Body).map(([method, operation]) => [`${method} ${route}`, operation['x-scope']]),
+        ),
     );
     assert.deepEqual(scopes, {
       'post /listings': 'clim:listings:create',
@@ -541,12 +599,17 @@ describe('media of listings', () => {
     return listing(id, (body) => (body.media = mediaIds.map((externalMediaId) => ({ externalMediaId }))));
   }
 
-  const attachedElsewhere = (mediaId: string) => [{ name: '/media/0/externalMediaId', reason: `is attached to another listing ("${mediaId}").` }];
+  const attachedElsewhere = (mediaId: string) => [
+    { name: '/media/0/externalMediaId', reason: `is attached to another listing ("${mediaId}").` },
+  ];
 
   it('refuses a listing whose media are unknown, storing nothing', async () => {
     const result = await call('POST', '/listings', token, withMedia('media-unknown', ['no-such-media']));
     invalid(result, [
-      { name: '/media/0/externalMediaId', reason: 'is not a media of this agency: request its upload with POST /medias first ("no-such-media").' },
+      {
+        name: '/media/0/externalMediaId',
+        reason: 'is not a media of this agency: request its upload with POST /medias first ("no-such-media").',
+      },
     ]);
     notFound(await call('GET', path('media-unknown')), 'media-unknown');
   });

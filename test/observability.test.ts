@@ -125,7 +125,15 @@ describe('GET /metrics', () => {
     const read = await http('GET', `${fresh.base}/sandbox/caas/v4/things/xyz`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(read.status, 200);
     // One delivery due now and one waiting for a retry an hour away (no worker runs here).
-    const delivery = { source: 'test', environment: 'sandbox', agencyId: 'agency-m', subscriptionId: 's', url: 'https://receiver.example/x', payload: {}, secret: sealedWebhookSecret('k') } as const;
+    const delivery = {
+      source: 'test',
+      environment: 'sandbox',
+      agencyId: 'agency-m',
+      subscriptionId: 's',
+      url: 'https://receiver.example/x',
+      payload: {},
+      secret: sealedWebhookSecret('k'),
+    } as const;
     await scheduleDelivery(fresh.pool, delivery);
     const later = await scheduleDelivery(fresh.pool, delivery);
     await fresh.pool.query("UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [later]);

@@ -151,7 +151,10 @@ describe('address policy', () => {
         assert.ok(error instanceof OutboundError);
         assert.equal(error.kind, 'forbidden_address');
         // localhost may resolve to 127.0.0.1 or ::1 first, depending on the machine.
-        assert.match(error.message, /^refused to connect to localhost \((127\.0\.0\.1|::1)\): loopback address; set ALLOW_PRIVATE_TARGETS=true to allow$/);
+        assert.match(
+          error.message,
+          /^refused to connect to localhost \((127\.0\.0\.1|::1)\): loopback address; set ALLOW_PRIVATE_TARGETS=true to allow$/,
+        );
         return true;
       });
     });
@@ -161,10 +164,14 @@ describe('address policy', () => {
   it('reaches loopback when private targets are allowed, by address and by name', async () => {
     await withOutbound(open, async (outbound) => {
       const byAddress = await outbound.request({ url: `${base}/ok` });
-      assert.deepEqual({ ...byAddress, headers: undefined }, { status: 200, headers: undefined, body: Buffer.from('hello'), size: 5, url: `${base}/ok`, truncated: false });
+      assert.deepEqual(
+        { ...byAddress, headers: undefined },
+        { status: 200, headers: undefined, body: Buffer.from('hello'), size: 5, url: `${base}/ok`, truncated: false },
+      );
       const byName = await outbound.request({ url: `http://localhost:${port}/ok` }).catch((error: OutboundError) => error);
       // localhost may resolve to ::1 only, where this server does not listen: then the refusal is the network's, not the policy's.
-      if (byName instanceof OutboundError) assert.deepEqual([byName.kind, byName.message], ['network', `connection refused by localhost:${port}`]);
+      if (byName instanceof OutboundError)
+        assert.deepEqual([byName.kind, byName.message], ['network', `connection refused by localhost:${port}`]);
       else assert.equal(byName.body.toString(), 'hello');
     });
   });
@@ -180,7 +187,17 @@ describe('address policy', () => {
   });
 
   it('classifies public addresses as public, including IPv6 forms embedding a public IPv4 address', () => {
-    for (const address of ['8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2001:4860:4860::8888', '2a00:1450::1', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::']) {
+    for (const address of [
+      '8.8.8.8',
+      '93.184.216.34',
+      '172.32.0.1',
+      '100.128.0.1',
+      '2001:4860:4860::8888',
+      '2a00:1450::1',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::',
+    ]) {
       assert.equal(forbiddenReason(address), undefined, address);
     }
     assert.equal(forbiddenReason('fe80::1%eth0'), 'link-local');
@@ -201,26 +218,38 @@ describe('URL checks', () => {
       for (const [url, message] of cases) await assert.rejects(outbound.request({ url }), outboundError('invalid_url', message), url);
     });
     assert.equal(checkTargetUrl('https://receiver.example/hook?x=1', strict).toString(), 'https://receiver.example/hook?x=1');
-    assert.throws(() => checkTargetUrl('http://10.0.0.8/hook', strict), outboundError('forbidden_address', 'refused to connect to 10.0.0.8: private address; set ALLOW_PRIVATE_TARGETS=true to allow'));
+    assert.throws(
+      () => checkTargetUrl('http://10.0.0.8/hook', strict),
+      outboundError('forbidden_address', 'refused to connect to 10.0.0.8: private address; set ALLOW_PRIVATE_TARGETS=true to allow'),
+    );
   });
 });
 
 describe('limits', () => {
   it('gives up on a server that never answers, after the headers timeout', async () => {
     await withOutbound({ ...open, headersTimeoutMs: 200 }, async (outbound) => {
-      await assert.rejects(outbound.request({ url: `${base}/hang` }), outboundError('timeout', `no response from 127.0.0.1:${port} within 0.2 s`));
+      await assert.rejects(
+        outbound.request({ url: `${base}/hang` }),
+        outboundError('timeout', `no response from 127.0.0.1:${port} within 0.2 s`),
+      );
     });
   });
 
   it('gives up on a body that stops arriving, after the body timeout', async () => {
     await withOutbound({ ...open, bodyTimeoutMs: 200 }, async (outbound) => {
-      await assert.rejects(outbound.request({ url: `${base}/stall` }), outboundError('timeout', `response body from 127.0.0.1:${port} stalled for 0.2 s`));
+      await assert.rejects(
+        outbound.request({ url: `${base}/stall` }),
+        outboundError('timeout', `response body from 127.0.0.1:${port} stalled for 0.2 s`),
+      );
     });
   });
 
   it('bounds the whole exchange with the total timeout', async () => {
     await withOutbound({ ...open, totalTimeoutMs: 300 }, async (outbound) => {
-      await assert.rejects(outbound.request({ url: `${base}/hang` }), outboundError('timeout', `no complete response from 127.0.0.1:${port} within 0.3 s`));
+      await assert.rejects(
+        outbound.request({ url: `${base}/hang` }),
+        outboundError('timeout', `no complete response from 127.0.0.1:${port} within 0.3 s`),
+      );
     });
   });
 
@@ -262,7 +291,10 @@ describe('limits', () => {
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     await withOutbound(open, async (outbound) => {
-      await assert.rejects(outbound.request({ url: `http://127.0.0.1:${closedPort}/` }), outboundError('network', `connection refused by 127.0.0.1:${closedPort}`));
+      await assert.rejects(
+        outbound.request({ url: `http://127.0.0.1:${closedPort}/` }),
+        outboundError('network', `connection refused by 127.0.0.1:${closedPort}`),
+      );
     });
   });
 });
@@ -285,13 +317,19 @@ describe('redirects', () => {
       const via = (location: string) => `${base}/to?location=${encodeURIComponent(location)}`;
       await assert.rejects(
         outbound.request({ url: via('http://169.254.169.254/latest/meta-data/') }),
-        outboundError('forbidden_address', 'refused to connect to 169.254.169.254: link-local address; set ALLOW_PRIVATE_TARGETS=true to allow'),
+        outboundError(
+          'forbidden_address',
+          'refused to connect to 169.254.169.254: link-local address; set ALLOW_PRIVATE_TARGETS=true to allow',
+        ),
       );
       await assert.rejects(
         outbound.request({ url: via(`http://127.0.0.2:${port}/ok`) }),
         outboundError('forbidden_address', 'refused to connect to 127.0.0.2: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow'),
       );
-      await assert.rejects(outbound.request({ url: via('file:///etc/passwd') }), outboundError('invalid_url', 'invalid URL: scheme file is not allowed, only http and https'));
+      await assert.rejects(
+        outbound.request({ url: via('file:///etc/passwd') }),
+        outboundError('invalid_url', 'invalid URL: scheme file is not allowed, only http and https'),
+      );
     });
     assert.equal(hits, before + 3, 'only the first hops reached the server');
   });
@@ -305,18 +343,18 @@ describe('redirects', () => {
 
       const temporary = await outbound.request({ ...post, url: `${base}/to?status=307&location=/echo` });
       const kept = JSON.parse(temporary.body.toString());
-      assert.deepEqual([kept.method, kept.body, kept.headers.authorization, kept.headers['content-type']], ['POST', '{"a":1}', 'Bearer secret', 'application/json']);
+      assert.deepEqual(
+        [kept.method, kept.body, kept.headers.authorization, kept.headers['content-type']],
+        ['POST', '{"a":1}', 'Bearer secret', 'application/json'],
+      );
 
       // Another origin: Authorization stays behind, the method, body and content type go on.
       const moved = await outbound.request({ ...post, url: `${base}/to?status=307&location=${encodeURIComponent(`${otherBase}/echo`)}` });
       const elsewhere = JSON.parse(moved.body.toString());
-      assert.deepEqual([moved.url, elsewhere.method, elsewhere.body, elsewhere.headers.authorization, elsewhere.headers['content-type']], [
-        `${otherBase}/echo`,
-        'POST',
-        '{"a":1}',
-        undefined,
-        'application/json',
-      ]);
+      assert.deepEqual(
+        [moved.url, elsewhere.method, elsewhere.body, elsewhere.headers.authorization, elsewhere.headers['content-type']],
+        [`${otherBase}/echo`, 'POST', '{"a":1}', undefined, 'application/json'],
+      );
     });
   });
 

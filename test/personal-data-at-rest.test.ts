@@ -46,7 +46,13 @@ describe('refused requests leave nothing under DATA_DIR', () => {
     const demo = demoClientOf(server.stdout);
     const token = async (root: string) => {
       const result = await http('POST', `${server.base}/oauth/token`, {
-        body: { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.secret, audience: `${server.base}${root}`, intermediary_id: 'demo-agency' },
+        body: {
+          grant_type: 'client_credentials',
+          client_id: demo.clientId,
+          client_secret: demo.secret,
+          audience: `${server.base}${root}`,
+          intermediary_id: 'demo-agency',
+        },
       });
       assert.equal(result.status, 200, result.text);
       return (result.body as { access_token: string }).access_token;
@@ -72,16 +78,41 @@ describe('refused requests leave nothing under DATA_DIR', () => {
       body.media = [{ url: mediaUrl, mediaType: 'PICTURE', title: marker }];
       return body;
     };
-    const duplicate = await call('POST', '/sandbox/caas/v4/classifieds', caas, carrying('AT-REST-1', `https://cdn.example.org/at-rest/${marker}.jpg`));
-    assertProblem(duplicate, 400, 'Duplicated classified', `A classified with offererEstateId "AT-REST-1" already exists: classifiedId ${id}`);
+    const duplicate = await call(
+      'POST',
+      '/sandbox/caas/v4/classifieds',
+      caas,
+      carrying('AT-REST-1', `https://cdn.example.org/at-rest/${marker}.jpg`),
+    );
+    assertProblem(
+      duplicate,
+      400,
+      'Duplicated classified',
+      `A classified with offererEstateId "AT-REST-1" already exists: classifiedId ${id}`,
+    );
     const media = await call('POST', '/sandbox/caas/v4/classifieds', caas, carrying('AT-REST-2', 'https://cdn.example.org/at-rest/1.jpg'));
     const mediaId = /mediaId ([0-9a-f-]{36}) /.exec(String((media.body as { detail?: string }).detail))?.[1];
-    assertProblem(media, 400, 'Duplicated media', `The media url "https://cdn.example.org/at-rest/1.jpg" was already sent as mediaId ${mediaId} of classifiedId ${id}`);
+    assertProblem(
+      media,
+      400,
+      'Duplicated media',
+      `The media url "https://cdn.example.org/at-rest/1.jpg" was already sent as mediaId ${mediaId} of classifiedId ${id}`,
+    );
     const other = minimalClassified();
     other.data.metaData.source.offererEstateId = 'AT-REST-3';
     const otherId = ((await call('POST', '/sandbox/caas/v4/classifieds', caas, other)).body as { classifiedId: string }).classifiedId;
-    const colliding = await call('PUT', `/sandbox/caas/v4/classifieds/${id}`, caas, carrying('AT-REST-3', 'https://cdn.example.org/at-rest/1.jpg'));
-    assertProblem(colliding, 400, 'Duplicated classified', `A classified with offererEstateId "AT-REST-3" already exists: classifiedId ${otherId}`);
+    const colliding = await call(
+      'PUT',
+      `/sandbox/caas/v4/classifieds/${id}`,
+      caas,
+      carrying('AT-REST-3', 'https://cdn.example.org/at-rest/1.jpg'),
+    );
+    assertProblem(
+      colliding,
+      400,
+      'Duplicated classified',
+      `A classified with offererEstateId "AT-REST-3" already exists: classifiedId ${otherId}`,
+    );
 
     const lead = await call('POST', '/sandbox/seeker-leads/v1/leads', leads, {
       lastName: marker,

@@ -25,7 +25,13 @@ export interface Tokens {
 
 async function token(base: string, demo: DemoClient, root: string): Promise<string> {
   const result = await http('POST', `${base}/oauth/token`, {
-    body: { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.secret, audience: base + root, intermediary_id: 'demo-agency' },
+    body: {
+      grant_type: 'client_credentials',
+      client_id: demo.clientId,
+      client_secret: demo.secret,
+      audience: base + root,
+      intermediary_id: 'demo-agency',
+    },
   });
   assert.equal(result.status, 200, result.text);
   return (result.body as { access_token: string }).access_token;
@@ -48,7 +54,10 @@ function leadApi(tokens: Tokens, method: string, route: string, body?: unknown):
 export async function subscribe(tokens: Tokens, receiver: Receiver): Promise<void> {
   const statuses = await caas(tokens, 'PUT', '/webhooks', { url: `${receiver.base}/caas`, secret: 'a-secret-to-verify-signatures' });
   assert.equal(statuses.status, 200, statuses.text);
-  const leads = await leadApi(tokens, 'POST', '/webhook/subscriptions', { url: `${receiver.base}/leads`, apiKey: 'an-api-key-of-the-test-receiver' });
+  const leads = await leadApi(tokens, 'POST', '/webhook/subscriptions', {
+    url: `${receiver.base}/leads`,
+    apiKey: 'an-api-key-of-the-test-receiver',
+  });
   assert.equal(leads.status, 201, leads.text);
 }
 
@@ -269,12 +278,24 @@ const TERMINAL = ['CREATED', 'CREATED_WITH_MEDIA_ERROR', 'CREATING_FAILED'];
 
 /** Asserts that no acknowledged classified or lead is missing from the database. */
 export async function assertNothingLost(url: string, ack: Acknowledged): Promise<void> {
-  const classifieds = await query<{ id: string }>(url, 'SELECT id FROM classifieds WHERE id = ANY($1::uuid[])', [[...ack.classifieds.keys()]]);
+  const classifieds = await query<{ id: string }>(url, 'SELECT id FROM classifieds WHERE id = ANY($1::uuid[])', [
+    [...ack.classifieds.keys()],
+  ]);
   const found = new Set(classifieds.map((row) => row.id));
-  assert.deepEqual([...ack.classifieds.keys()].filter((id) => !found.has(id)), [], 'acknowledged classifieds missing from the database');
-  const leads = await query<{ request_id: string }>(url, 'SELECT request_id FROM leads WHERE request_id = ANY($1::uuid[])', [[...ack.leads]]);
+  assert.deepEqual(
+    [...ack.classifieds.keys()].filter((id) => !found.has(id)),
+    [],
+    'acknowledged classifieds missing from the database',
+  );
+  const leads = await query<{ request_id: string }>(url, 'SELECT request_id FROM leads WHERE request_id = ANY($1::uuid[])', [
+    [...ack.leads],
+  ]);
   const foundLeads = new Set(leads.map((row) => row.request_id));
-  assert.deepEqual([...ack.leads].filter((id) => !foundLeads.has(id)), [], 'acknowledged leads missing from the database');
+  assert.deepEqual(
+    [...ack.leads].filter((id) => !foundLeads.has(id)),
+    [],
+    'acknowledged leads missing from the database',
+  );
 }
 
 const statusKey = (classifiedId: string, revision: number, status: string) => `${classifiedId}|${revision}|${status}`;
@@ -290,13 +311,22 @@ export async function outstanding(url: string, receiver: Receiver): Promise<stri
     `SELECT c.id, coalesce(array_agg(s.status) FILTER (WHERE s.status IS NOT NULL), '{}') AS statuses
        FROM classifieds c LEFT JOIN classified_statuses s ON s.classified_id = c.id GROUP BY c.id`,
   );
-  const statuses = await query<{ classified_id: string; revision: number; status: string }>(url, 'SELECT classified_id, revision, status FROM classified_statuses');
+  const statuses = await query<{ classified_id: string; revision: number; status: string }>(
+    url,
+    'SELECT classified_id, revision, status FROM classified_statuses',
+  );
   const leads = await query<{ id: string }>(url, 'SELECT id FROM leads');
-  const heard = new Set(receiver.received.filter((n) => n.kind === 'status').map((n) => statusKey(n.body.classifiedId, n.body.revision, n.body.status)));
+  const heard = new Set(
+    receiver.received.filter((n) => n.kind === 'status').map((n) => statusKey(n.body.classifiedId, n.body.revision, n.body.status)),
+  );
   const notified = new Set(receiver.received.filter((n) => n.kind === 'lead').map((n) => n.body.metadata.leadId as string));
   return [
-    ...classifieds.filter((row) => !row.statuses.some((status) => TERMINAL.includes(status))).map((row) => `classified ${row.id}: ${row.statuses.join(', ')}`),
-    ...statuses.filter((row) => !heard.has(statusKey(row.classified_id, row.revision, row.status))).map((row) => `webhook of ${statusKey(row.classified_id, row.revision, row.status)}`),
+    ...classifieds
+      .filter((row) => !row.statuses.some((status) => TERMINAL.includes(status)))
+      .map((row) => `classified ${row.id}: ${row.statuses.join(', ')}`),
+    ...statuses
+      .filter((row) => !heard.has(statusKey(row.classified_id, row.revision, row.status)))
+      .map((row) => `webhook of ${statusKey(row.classified_id, row.revision, row.status)}`),
     ...leads.filter((row) => !notified.has(row.id)).map((row) => `notification of lead ${row.id}`),
   ];
 }
@@ -306,7 +336,8 @@ export async function waitCaughtUp(url: () => string, receiver: Receiver, since:
   for (;;) {
     const left = await outstanding(url(), receiver);
     if (left.length === 0) return Date.now() - since;
-    if (Date.now() - since > withinMs) assert.fail(`${left.length} things not done ${withinMs} ms after the restart:\n${left.slice(0, 20).join('\n')}`);
+    if (Date.now() - since > withinMs)
+      assert.fail(`${left.length} things not done ${withinMs} ms after the restart:\n${left.slice(0, 20).join('\n')}`);
     await sleep(200);
   }
 }
@@ -340,7 +371,13 @@ export interface Crash {
  * shortly (under 2 s) before that kill by the killed process, the outcome recorded after the kill,
  * the second request made by the process that took the work over.
  */
-export async function assertConsistent(url: string, ack: Acknowledged, receiver: Receiver, media: MediaServer, crashes: Crash[]): Promise<PipelineFigures> {
+export async function assertConsistent(
+  url: string,
+  ack: Acknowledged,
+  receiver: Receiver,
+  media: MediaServer,
+  crashes: Crash[],
+): Promise<PipelineFigures> {
   assert.deepEqual(ack.unexpected, []);
   await assertNothingLost(url, ack);
 
@@ -354,7 +391,12 @@ export async function assertConsistent(url: string, ack: Acknowledged, receiver:
   for (const row of classifieds) {
     assert.deepEqual(row.statuses, ['1 RECEIVED', '1 CREATING', '1 CREATED'], `statuses of ${row.id}`);
     const urls = ack.classifieds.get(row.id);
-    if (urls) assert.deepEqual(row.media, urls.map((mediaUrl) => ({ url: mediaUrl, status: 'CREATED' })), `media of ${row.id}`);
+    if (urls)
+      assert.deepEqual(
+        row.media,
+        urls.map((mediaUrl) => ({ url: mediaUrl, status: 'CREATED' })),
+        `media of ${row.id}`,
+      );
   }
   assert.deepEqual(
     await query(url, 'SELECT classified_id, revision, status, count(*) FROM classified_statuses GROUP BY 1, 2, 3 HAVING count(*) > 1'),
@@ -371,17 +413,35 @@ export async function assertConsistent(url: string, ack: Acknowledged, receiver:
                  ELSE concat_ws('|', payload ->> 'classifiedId', payload ->> 'revision', payload ->> 'status') END AS key
        FROM webhook_deliveries`,
   );
-  assert.deepEqual(deliveries.filter((row) => row.state !== 'DELIVERED'), [], 'deliveries not delivered');
-  const statuses = await query<{ status_id: string; key: string }>(url, "SELECT status_id, concat_ws('|', classified_id, revision, status) AS key FROM classified_statuses");
+  assert.deepEqual(
+    deliveries.filter((row) => row.state !== 'DELIVERED'),
+    [],
+    'deliveries not delivered',
+  );
+  const statuses = await query<{ status_id: string; key: string }>(
+    url,
+    "SELECT status_id, concat_ws('|', classified_id, revision, status) AS key FROM classified_statuses",
+  );
   const leads = await query<{ id: string }>(url, 'SELECT id FROM leads');
   const idsByKey = new Map<string, Set<string>>();
   for (const notification of receiver.received) {
-    const key = notification.kind === 'lead' ? notification.body.metadata.leadId : statusKey(notification.body.classifiedId, notification.body.revision, notification.body.status);
+    const key =
+      notification.kind === 'lead'
+        ? notification.body.metadata.leadId
+        : statusKey(notification.body.classifiedId, notification.body.revision, notification.body.status);
     idsByKey.set(key, (idsByKey.get(key) ?? new Set()).add(notification.webhookId));
   }
   const expectedKeys = [...statuses.map((row) => row.key), ...leads.map((row) => row.id)].sort();
-  assert.deepEqual([...idsByKey.keys()].sort(), expectedKeys, 'the notifications received are not those of the statuses and leads recorded');
-  assert.deepEqual([...idsByKey].filter(([, ids]) => ids.size > 1).map(([key, ids]) => `${key}: ${[...ids].join(', ')}`), [], 'one status or lead notified under two webhook-ids');
+  assert.deepEqual(
+    [...idsByKey.keys()].sort(),
+    expectedKeys,
+    'the notifications received are not those of the statuses and leads recorded',
+  );
+  assert.deepEqual(
+    [...idsByKey].filter(([, ids]) => ids.size > 1).map(([key, ids]) => `${key}: ${[...ids].join(', ')}`),
+    [],
+    'one status or lead notified under two webhook-ids',
+  );
   const deliveryByKey = new Map(deliveries.map((row) => [row.key, row.id]));
   assert.equal(deliveries.length, expectedKeys.length, 'one delivery per status and per lead');
   for (const [key, ids] of idsByKey) assert.deepEqual([...ids], [deliveryByKey.get(key)], `webhook-id of ${key}`);
@@ -400,10 +460,22 @@ export async function assertConsistent(url: string, ack: Acknowledged, receiver:
        FROM classified_media m JOIN classified_statuses s ON s.classified_id = m.classified_id AND s.revision = 1 AND s.status = 'CREATED'`,
   );
   const outcomeAt = new Map(recorded.map((row) => [new URL(row.url).pathname, row.outcome_at.getTime()]));
-  assert.deepEqual(recorded.filter((row) => row.fetch_status !== 'CREATED'), [], 'media not downloaded');
+  assert.deepEqual(
+    recorded.filter((row) => row.fetch_status !== 'CREATED'),
+    [],
+    'media not downloaded',
+  );
   const fetches = media.fetches();
-  assert.deepEqual([...outcomeAt.keys()].filter((mediaPath) => !fetches.has(mediaPath)), [], 'media recorded without a download');
-  assert.deepEqual([...fetches.keys()].filter((mediaPath) => !outcomeAt.has(mediaPath)), [], 'downloads of media no classified has');
+  assert.deepEqual(
+    [...outcomeAt.keys()].filter((mediaPath) => !fetches.has(mediaPath)),
+    [],
+    'media recorded without a download',
+  );
+  assert.deepEqual(
+    [...fetches.keys()].filter((mediaPath) => !outcomeAt.has(mediaPath)),
+    [],
+    'downloads of media no classified has',
+  );
   let refetched = 0;
   let refetchedAfterAnswer = 0;
   for (const [mediaPath, times] of fetches) {

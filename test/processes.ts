@@ -28,7 +28,13 @@ export interface Immogate {
 
 /** The environment of a child: ours with `env` applied; an undefined value removes a variable. */
 export function childEnv(env: Record<string, string | undefined>): Record<string, string> {
-  const merged: Record<string, string | undefined> = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', SECRETS_KEY: TEST_SECRETS_KEY, ...env };
+  const merged: Record<string, string | undefined> = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    SECRETS_KEY: TEST_SECRETS_KEY,
+    ...env,
+  };
   return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
@@ -36,7 +42,10 @@ const launched: Immogate[] = [];
 
 /** Starts `immogate <args>` listening on `port`, collecting its output. */
 export function launch(args: string[], port: number, env: Record<string, string | undefined>): Immogate {
-  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv({ PORT: String(port), ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: childEnv({ PORT: String(port), ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const running: Immogate = {
     child,
     pid: child.pid ?? 0,
@@ -87,11 +96,15 @@ export async function waitUntil(what: string, check: () => Promise<boolean> | bo
   for (let i = 0; i < attempts; i += 1) {
     if (await check()) return;
     if (running && exitedAlready(running)) {
-      assert.fail(`${what}: the process exited (${running.child.exitCode ?? running.child.signalCode})\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
+      assert.fail(
+        `${what}: the process exited (${running.child.exitCode ?? running.child.signalCode})\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`,
+      );
     }
     await sleep(100);
   }
-  assert.fail(`${what}: still not true after ${attempts} attempts${running ? `\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}` : ''}`);
+  assert.fail(
+    `${what}: still not true after ${attempts} attempts${running ? `\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}` : ''}`,
+  );
 }
 
 export async function isReady(running: Immogate): Promise<boolean> {
@@ -112,15 +125,21 @@ export async function waitReady(running: Immogate, timeoutMs = 60_000): Promise<
   const deadline = running.startedAt + timeoutMs;
   for (;;) {
     if (exitedAlready(running)) {
-      assert.fail(`immogate (pid ${running.pid}) exited (${running.child.exitCode ?? running.child.signalCode}) before it was ready\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
+      assert.fail(
+        `immogate (pid ${running.pid}) exited (${running.child.exitCode ?? running.child.signalCode}) before it was ready\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`,
+      );
     }
     if (await isReady(running)) return Date.now() - running.startedAt;
-    if (Date.now() > deadline) assert.fail(`immogate (pid ${running.pid}) not ready after ${timeoutMs} ms\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
+    if (Date.now() > deadline)
+      assert.fail(`immogate (pid ${running.pid}) not ready after ${timeoutMs} ms\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
     await sleep(50);
   }
 }
 
-export async function stop(running: Immogate, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export async function stop(
+  running: Immogate,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   running.child.kill(signal);
   return running.exited;
 }

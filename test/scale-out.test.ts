@@ -13,17 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { alive } from '../src/platform/db/embedded.js';
 import { createTestDatabase, freePort, type TestDatabase } from './helpers.js';
-import {
-  acknowledged,
-  assertConsistent,
-  Load,
-  MediaServer,
-  query,
-  Receiver,
-  subscribe,
-  tokensFor,
-  waitCaughtUp,
-} from './pipeline.js';
+import { acknowledged, assertConsistent, Load, MediaServer, query, Receiver, subscribe, tokensFor, waitCaughtUp } from './pipeline.js';
 import {
   runCli,
   demoClientOf,
@@ -54,12 +44,18 @@ function logLines(running: Immogate): Record<string, any>[] {
     .map((line) => JSON.parse(line) as Record<string, any>);
 }
 
-async function waitForLog(running: Immogate, what: string, check: (line: Record<string, any>) => boolean, timeoutMs = 60_000): Promise<Record<string, any>> {
+async function waitForLog(
+  running: Immogate,
+  what: string,
+  check: (line: Record<string, any>) => boolean,
+  timeoutMs = 60_000,
+): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = logLines(running).find(check);
     if (found) return found;
-    if (exitedAlready(running) || Date.now() > deadline) assert.fail(`no log line ${what}\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
+    if (exitedAlready(running) || Date.now() > deadline)
+      assert.fail(`no log line ${what}\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
     await sleep(50);
   }
 }
@@ -72,11 +68,15 @@ describe('two immogate processes on one external PostgreSQL', () => {
     cleanups.push(() => database.drop());
     const media = await MediaServer.start();
     const receiver = await Receiver.start();
-    cleanups.push(() => media.close(), () => receiver.close());
+    cleanups.push(
+      () => media.close(),
+      () => receiver.close(),
+    );
     const env = { DATABASE_URL: database.url, DATA_DIR: '/nonexistent', LOG_LEVEL: 'info', ALLOW_PRIVATE_TARGETS: 'true' };
     const [a, b] = [launch(['start'], await freePort(), env), launch(['start'], await freePort(), env)] as [Immogate, Immogate];
     await Promise.all([waitReady(a), waitReady(b)]);
-    const workerId = async (running: Immogate) => (await waitForLog(running, 'worker started', (line) => line.msg === 'worker started')).workerId as string;
+    const workerId = async (running: Immogate) =>
+      (await waitForLog(running, 'worker started', (line) => line.msg === 'worker started')).workerId as string;
     const [workerA, workerB] = [await workerId(a), await workerId(b)];
     const demo = demoClientOf([a, b].find((running) => running.stdout.includes('First start:'))!.stdout);
     const [tokensA, tokensB] = [await tokensFor(a.base, demo), await tokensFor(b.base, demo)];
@@ -101,12 +101,17 @@ describe('two immogate processes on one external PostgreSQL', () => {
     })();
 
     const ack = acknowledged();
-    const loads = [new Load(tokensA, media, ack, 'a').start({ classifieds: 2, leads: 1 }), new Load(tokensB, media, ack, 'b').start({ classifieds: 2, leads: 1 })];
+    const loads = [
+      new Load(tokensA, media, ack, 'a').start({ classifieds: 2, leads: 1 }),
+      new Load(tokensB, media, ack, 'b').start({ classifieds: 2, leads: 1 }),
+    ];
     await sleep(1_500 + Math.random() * 1_500);
     // Downloads wait from now on, so each process is caught holding classifieds it cannot finish.
     media.hold();
     const held = async (worker: string) =>
-      (await query<{ id: string }>(database.url, 'SELECT classified_id AS id FROM caas_processing_queue WHERE claimed_by = $1', [worker])).map((row) => row.id);
+      (
+        await query<{ id: string }>(database.url, 'SELECT classified_id AS id FROM caas_processing_queue WHERE claimed_by = $1', [worker])
+      ).map((row) => row.id);
     for (let i = 0; (await held(workerA)).length === 0 || (await held(workerB)).length === 0; i += 1) {
       assert.ok(i < 500, 'both processes to hold classifieds');
       await sleep(10);
@@ -115,7 +120,11 @@ describe('two immogate processes on one external PostgreSQL', () => {
     b.child.kill('SIGKILL');
     assert.deepEqual(await b.exited, { code: null, signal: 'SIGKILL' });
     const leftByB = await held(workerB);
-    const deliveriesLeftByB = await query<{ id: string }>(database.url, "SELECT id FROM webhook_deliveries WHERE claimed_by = $1 AND state = 'PENDING'", [workerB]);
+    const deliveriesLeftByB = await query<{ id: string }>(
+      database.url,
+      "SELECT id FROM webhook_deliveries WHERE claimed_by = $1 AND state = 'PENDING'",
+      [workerB],
+    );
     media.release();
     await Promise.all(loads.map((load) => load.stop()));
     // By now the media server has recorded every request B sent; A takes B's work up only once its leases run out.
@@ -167,7 +176,13 @@ describe('immogate start --processes', () => {
   let children: number[];
   const env = () => ({ DATA_DIR: dataDir, DATABASE_URL: undefined, LOG_LEVEL: 'debug', ALLOW_PRIVATE_TARGETS: 'true' });
   /** Pids of the processes that logged a request since line `from`. */
-  const servedBy = (from: number) => new Set(logLines(primary).slice(from).filter((line) => line.url === '/health').map((line) => line.pid as number));
+  const servedBy = (from: number) =>
+    new Set(
+      logLines(primary)
+        .slice(from)
+        .filter((line) => line.url === '/health')
+        .map((line) => line.pid as number),
+    );
 
   it('a bad --processes: exit 1 with the reason, nothing started', async () => {
     for (const value of ['0', 'two', '1.5', '-3']) {
@@ -195,7 +210,10 @@ describe('immogate start --processes', () => {
     assert.equal(children.length, 2);
     const listening = logLines(primary).filter((line) => line.msg === 'immogate listening');
     assert.deepEqual(listening.map((line) => line.pid).sort(), [...children].sort());
-    assert.deepEqual(listening.map((line) => line.address), [primary.base, primary.base]);
+    assert.deepEqual(
+      listening.map((line) => line.address),
+      [primary.base, primary.base],
+    );
     for (const child of children) assert.equal(parentOf(child), primary.pid);
     // The primary started the database and owns it; the children use it as an external one.
     assert.equal(parentOf(postmasterPid(dataDir)!), primary.pid);
@@ -211,7 +229,10 @@ describe('immogate start --processes', () => {
     const tokens = await tokensFor(primary.base, demoClientOf(primary.stdout));
     const receiver = await Receiver.start();
     const media = await MediaServer.start();
-    cleanups.push(() => media.close(), () => receiver.close());
+    cleanups.push(
+      () => media.close(),
+      () => receiver.close(),
+    );
     await subscribe(tokens, receiver);
     const ack = acknowledged();
     const load = new Load(tokens, media, ack, 'p').start({ classifieds: 2, leads: 1 });
@@ -225,19 +246,33 @@ describe('immogate start --processes', () => {
   it('a child killed with kill -9 is replaced, and the other answers meanwhile', STEP, async () => {
     const [victim, survivor] = children as [number, number];
     process.kill(victim, 'SIGKILL');
-    const died = await waitForLog(primary, 'about the death', (line) => line.msg === 'a server and worker process died: starting another in its place');
-    assert.deepEqual({ pid: died.pid, code: died.code, signal: died.signal, restartInMs: died.restartInMs }, { pid: victim, code: null, signal: 'SIGKILL', restartInMs: 1000 });
+    const died = await waitForLog(
+      primary,
+      'about the death',
+      (line) => line.msg === 'a server and worker process died: starting another in its place',
+    );
+    assert.deepEqual(
+      { pid: died.pid, code: died.code, signal: died.signal, restartInMs: died.restartInMs },
+      { pid: victim, code: null, signal: 'SIGKILL', restartInMs: 1000 },
+    );
     const from = logLines(primary).length;
     const answers = await Promise.all(Array.from({ length: 10 }, () => getOnNewConnection(`${primary.base}/health`)));
     assert.deepEqual(answers, Array(10).fill(200));
 
-    const replaced = await waitForLog(primary, 'of the replacement', (line) => line.msg === 'worker started' && line.pid !== victim && line.pid !== survivor);
+    const replaced = await waitForLog(
+      primary,
+      'of the replacement',
+      (line) => line.msg === 'worker started' && line.pid !== victim && line.pid !== survivor,
+    );
     const replacement = replaced.pid as number;
     assert.equal(parentOf(replacement), primary.pid);
     assert.ok(logLines(primary).some((line) => line.msg === 'immogate listening' && line.pid === replacement));
     children = [survivor, replacement];
     const after = logLines(primary).length;
-    assert.deepEqual(await Promise.all(Array.from({ length: 20 }, () => getOnNewConnection(`${primary.base}/health`))), Array(20).fill(200));
+    assert.deepEqual(
+      await Promise.all(Array.from({ length: 20 }, () => getOnNewConnection(`${primary.base}/health`))),
+      Array(20).fill(200),
+    );
     await sleep(200);
     assert.ok([...servedBy(from)].every((pid) => pid === survivor || pid === replacement));
     assert.deepEqual([...servedBy(after)].sort(), [...children].sort());
@@ -253,7 +288,13 @@ describe('immogate start --processes', () => {
     const lines = logLines(primary);
     const drained = lines.filter((line) => line.msg === 'shutting down: draining requests and jobs');
     assert.deepEqual(drained.map((line) => line.pid ?? 'primary').sort(), ['primary', ...children].sort());
-    assert.deepEqual(lines.filter((line) => line.msg === 'stopped').map((line) => line.pid ?? 'primary').sort(), ['primary', ...children].sort());
+    assert.deepEqual(
+      lines
+        .filter((line) => line.msg === 'stopped')
+        .map((line) => line.pid ?? 'primary')
+        .sort(),
+      ['primary', ...children].sort(),
+    );
     // The primary's is the last line: the database stopped after every child.
     assert.equal(lines.at(-1)?.msg, 'stopped');
     assert.equal(lines.at(-1)?.pid, undefined);

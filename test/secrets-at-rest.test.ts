@@ -97,7 +97,11 @@ async function leadDelivered(server: TestServer, client: TestClient, apiKey: str
     body: leadRequest(),
   });
   assert.equal(result.status, 200, result.text);
-  const [request] = await waitFor('the lead notification', async () => received.slice(before), (list) => list.length >= 1);
+  const [request] = await waitFor(
+    'the lead notification',
+    async () => received.slice(before),
+    (list) => list.length >= 1,
+  );
   assert.ok(request);
   assert.equal(request.headers['x-api-key'], apiKey);
   const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
@@ -163,7 +167,8 @@ describe('secrets at rest', () => {
     assert.deepEqual(missing, {
       code: 1,
       stdout: '',
-      stderr: 'immogate: SECRETS_KEY is set: give the new key as SECRETS_KEY_NEW (or --new-key); create one with: openssl rand -base64 32\n',
+      stderr:
+        'immogate: SECRETS_KEY is set: give the new key as SECRETS_KEY_NEW (or --new-key); create one with: openssl rand -base64 32\n',
     });
     const rotated = await runCli(['secrets', 'rotate-key', '--json'], { ...env, SECRETS_KEY_NEW: NEW_KEY });
     assert.equal(rotated.code, 0, rotated.stderr);
@@ -181,7 +186,10 @@ describe('secrets at rest', () => {
     try {
       assert.equal((await signingJwk(server)).d, privateD);
       const token = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-s' });
-      assert.equal((await http('GET', `${server.base}/caas/v4/classifieds`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+      assert.equal(
+        (await http('GET', `${server.base}/caas/v4/classifieds`, { headers: { authorization: `Bearer ${token}` } })).status,
+        200,
+      );
       await leadDelivered(server, client, API_KEY);
       const ids = await server.pool.query<{ id: string }>(
         "SELECT DISTINCT split_part(secret, '.', 2) AS id FROM webhook_deliveries UNION SELECT DISTINCT split_part(api_key, '.', 2) FROM lead_webhook_subscriptions",
@@ -206,10 +214,10 @@ describe('secrets at rest', () => {
       await raw.query('DELETE FROM secrets_state');
       await raw.query('UPDATE signing_keys SET private_jwk = $2, private_jwk_sealed = NULL WHERE kid = $1', [kid, jwk]);
       await raw.query('UPDATE lead_webhook_subscriptions SET api_key = $1', ['clear-api-key-of-an-older-version']);
-      await raw.query("UPDATE webhook_deliveries SET secret = $2, secret_header = NULL, headers = jsonb_build_object('x-api-key', $2::text) WHERE id = $1", [
-        rows[0]!.id,
-        'clear-api-key-of-an-older-version',
-      ]);
+      await raw.query(
+        "UPDATE webhook_deliveries SET secret = $2, secret_header = NULL, headers = jsonb_build_object('x-api-key', $2::text) WHERE id = $1",
+        [rows[0]!.id, 'clear-api-key-of-an-older-version'],
+      );
     } finally {
       await raw.end();
     }
@@ -247,7 +255,10 @@ describe('the key file', () => {
 
       const rotated = await runCli(['secrets', 'rotate-key'], { DATABASE_URL: fresh.url, DATA_DIR: dataDir, SECRETS_KEY: undefined });
       assert.equal(rotated.code, 0, rotated.stderr);
-      assert.match(rotated.stdout, new RegExp(`^re-sealed \\d+ secret\\(s\\) from key ${kekId(parseKey(original, 'old'))} to key [0-9a-f]{16}\\n`));
+      assert.match(
+        rotated.stdout,
+        new RegExp(`^re-sealed \\d+ secret\\(s\\) from key ${kekId(parseKey(original, 'old'))} to key [0-9a-f]{16}\\n`),
+      );
       assert.equal(fs.readFileSync(path.join(dataDir, 'secrets.key.previous'), 'utf8'), original);
       assert.notEqual(fs.readFileSync(file, 'utf8'), original);
       assert.equal(fs.statSync(file).mode & 0o777, 0o600);

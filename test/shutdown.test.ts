@@ -42,7 +42,9 @@ describe('stop()', () => {
   it('lets an in-flight request finish, refuses new connections, then stops the worker', async () => {
     const client = await makeClient(server.pool, ['agency-1'], ['leads:*']);
     const token = await getToken(server, client, { root: '/seeker-leads/v1', intermediary: 'agency-1' });
-    const inFlight = http('GET', `${server.base}/seeker-leads/v1/slow`, { headers: { authorization: `Bearer ${token}`, connection: 'close' } });
+    const inFlight = http('GET', `${server.base}/seeker-leads/v1/slow`, {
+      headers: { authorization: `Bearer ${token}`, connection: 'close' },
+    });
     await arrival;
 
     const stopping = server.services.stop();

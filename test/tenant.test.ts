@@ -46,7 +46,9 @@ after(async () => {
 });
 
 function bodies(tenant: { environment: Environment; agencyId: string }): Promise<string[]> {
-  return withTenant(pool, tenant, async (client) => (await client.query<{ body: string }>('SELECT body FROM notes ORDER BY body')).rows.map((r) => r.body));
+  return withTenant(pool, tenant, async (client) =>
+    (await client.query<{ body: string }>('SELECT body FROM notes ORDER BY body')).rows.map((r) => r.body),
+  );
 }
 
 /** Every row, read as the owner (not subject to row-level security). */
@@ -70,8 +72,15 @@ describe('withTenant', () => {
   });
 
   it('lets a tenant insert its own rows, drawing ids from the serial and identity sequences', async () => {
-    const inserted = await withTenant(pool, A, async (client) =>
-      (await client.query("INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-a', 'a3') RETURNING environment, agency_id, body")).rows,
+    const inserted = await withTenant(
+      pool,
+      A,
+      async (client) =>
+        (
+          await client.query(
+            "INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-a', 'a3') RETURNING environment, agency_id, body",
+          )
+        ).rows,
     );
     assert.deepEqual(inserted, [{ environment: 'production', agency_id: 'agency-a', body: 'a3' }]);
     assert.deepEqual(await bodies(A), ['a1', 'a2', 'a3']);
@@ -80,11 +89,15 @@ describe('withTenant', () => {
 
   it('refuses an INSERT for another agency or another environment', async () => {
     await assert.rejects(
-      withTenant(pool, A, (client) => client.query("INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-b', 'forged')")),
+      withTenant(pool, A, (client) =>
+        client.query("INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-b', 'forged')"),
+      ),
       RLS_REFUSED,
     );
     await assert.rejects(
-      withTenant(pool, A, (client) => client.query("INSERT INTO notes (environment, agency_id, body) VALUES ('sandbox', 'agency-a', 'forged')")),
+      withTenant(pool, A, (client) =>
+        client.query("INSERT INTO notes (environment, agency_id, body) VALUES ('sandbox', 'agency-a', 'forged')"),
+      ),
       RLS_REFUSED,
     );
     assert.equal((await allRows()).filter((row) => row.body === 'forged').length, 0);
@@ -99,7 +112,10 @@ describe('withTenant', () => {
       withTenant(pool, A, (client) => client.query("UPDATE notes SET environment = 'sandbox' WHERE body = 'a1'")),
       RLS_REFUSED,
     );
-    assert.deepEqual((await allRows()).find((row) => row.body === 'a1'), { environment: 'production', agency_id: 'agency-a', body: 'a1' });
+    assert.deepEqual(
+      (await allRows()).find((row) => row.body === 'a1'),
+      { environment: 'production', agency_id: 'agency-a', body: 'a1' },
+    );
   });
 
   it("cannot UPDATE or DELETE another tenant's rows: they are not there for it", async () => {
@@ -115,14 +131,23 @@ describe('withTenant', () => {
   it('passes an agency id with quotes and backslashes as data, never as SQL', async () => {
     assert.deepEqual(await bodies(QUOTED), ['quoted']);
     // Attempts to break out of the set_config literal select nothing instead of widening the filter.
-    for (const agencyId of ["x' OR '1'='1", "x', true), set_config('immogate.agency_id', 'agency-b", "agency-a'; RESET ROLE; --", 'x\\', "x'"]) {
+    for (const agencyId of [
+      "x' OR '1'='1",
+      "x', true), set_config('immogate.agency_id', 'agency-b",
+      "agency-a'; RESET ROLE; --",
+      'x\\',
+      "x'",
+    ]) {
       assert.deepEqual(await bodies({ environment: 'production', agencyId }), [], agencyId);
     }
   });
 
   it('leaves the connection as it was: the role and the settings end with the transaction', async () => {
     await bodies(A);
-    await assert.rejects(withTenant(pool, A, () => Promise.reject(new Error('handler failed'))), { message: 'handler failed' });
+    await assert.rejects(
+      withTenant(pool, A, () => Promise.reject(new Error('handler failed'))),
+      { message: 'handler failed' },
+    );
     const { rows } = await pool.query(
       "SELECT current_user = session_user AS own_role, coalesce(current_setting('immogate.agency_id', true), '') AS agency, count(*)::int AS visible FROM notes",
     );
@@ -131,15 +156,21 @@ describe('withTenant', () => {
 
   it('denies the tenant role the platform tables', async () => {
     for (const table of ['clients', 'signing_keys', 'token_issuance', 'rate_limit_windows', 'immogate_migrations', 'scheduled_tasks']) {
-      await assert.rejects(withTenant(pool, A, (client) => client.query(`SELECT * FROM ${table}`)), {
-        code: '42501',
-        message: `permission denied for table ${table}`,
-      });
+      await assert.rejects(
+        withTenant(pool, A, (client) => client.query(`SELECT * FROM ${table}`)),
+        {
+          code: '42501',
+          message: `permission denied for table ${table}`,
+        },
+      );
     }
-    await assert.rejects(withTenant(pool, A, (client) => client.query("SELECT immogate_isolate_tenant('clients')")), {
-      code: '42501',
-      message: 'permission denied for function immogate_isolate_tenant',
-    });
+    await assert.rejects(
+      withTenant(pool, A, (client) => client.query("SELECT immogate_isolate_tenant('clients')")),
+      {
+        code: '42501',
+        message: 'permission denied for function immogate_isolate_tenant',
+      },
+    );
   });
 });
 
@@ -147,7 +178,10 @@ describe('tenantTransaction', () => {
   it('runs its statements in one tenant transaction and answers one result per statement', async () => {
     const [count, inserted, read] = await tenantTransaction(pool, A, [
       { text: 'SELECT count(*)::int AS n FROM notes' },
-      { text: 'INSERT INTO notes (environment, agency_id, body) VALUES ($1, $2, $3) RETURNING body', values: ['production', 'agency-a', 'a3'] },
+      {
+        text: 'INSERT INTO notes (environment, agency_id, body) VALUES ($1, $2, $3) RETURNING body',
+        values: ['production', 'agency-a', 'a3'],
+      },
       { text: 'SELECT body FROM notes ORDER BY body' },
     ]);
     assert.deepEqual(count!.rows, [{ n: 2 }]);
@@ -172,7 +206,9 @@ describe('tenantTransaction', () => {
   it('passes an agency id with quotes and backslashes as data, and leaves the connection as it was', async () => {
     const [quoted] = await tenantTransaction(pool, QUOTED, [{ text: 'SELECT body FROM notes' }]);
     assert.deepEqual(quoted!.rows, [{ body: 'quoted' }]);
-    const [injected] = await tenantTransaction(pool, { environment: 'production', agencyId: "x'; RESET ROLE; --" }, [{ text: 'SELECT body FROM notes' }]);
+    const [injected] = await tenantTransaction(pool, { environment: 'production', agencyId: "x'; RESET ROLE; --" }, [
+      { text: 'SELECT body FROM notes' },
+    ]);
     assert.deepEqual(injected!.rows, []);
     const { rows } = await pool.query(
       "SELECT current_user = session_user AS own_role, coalesce(current_setting('immogate.agency_id', true), '') AS agency, count(*)::int AS visible FROM notes",
@@ -184,8 +220,12 @@ describe('tenantTransaction', () => {
 describe('immogate_isolate_tenant', () => {
   it('can be applied again, for a serial column added later', async () => {
     await pool.query("ALTER TABLE notes ADD COLUMN position bigserial; SELECT immogate_isolate_tenant('notes')");
-    const inserted = await withTenant(pool, B, async (client) =>
-      (await client.query("INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-b', 'b2') RETURNING body")).rows,
+    const inserted = await withTenant(
+      pool,
+      B,
+      async (client) =>
+        (await client.query("INSERT INTO notes (environment, agency_id, body) VALUES ('production', 'agency-b', 'b2') RETURNING body"))
+          .rows,
     );
     assert.deepEqual(inserted, [{ body: 'b2' }]);
     assert.deepEqual(await bodies(B), ['b1', 'b2']);

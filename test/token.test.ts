@@ -2,15 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { ClientCredentials } from 'simple-oauth2';
-import {
-  createTestDatabase,
-  http,
-  makeClient,
-  startTestServer,
-  type TestClient,
-  type TestDatabase,
-  type TestServer,
-} from './helpers.js';
+import { createTestDatabase, http, makeClient, startTestServer, type TestClient, type TestDatabase, type TestServer } from './helpers.js';
 
 let database: TestDatabase;
 let server: TestServer;
@@ -114,9 +106,13 @@ describe('POST /oauth/token', () => {
   });
 
   it('records every issued token for the operator report', async () => {
-    const before = await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM token_issuance WHERE client_id = $1', [narrow.clientId]);
+    const before = await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM token_issuance WHERE client_id = $1', [
+      narrow.clientId,
+    ]);
     await http('POST', `${server.base}/oauth/token`, { body: tokenRequest({ intermediary_id: 'agency-9' }, narrow) });
-    const { rows } = await server.pool.query('SELECT audience, intermediary_id, scope FROM token_issuance WHERE client_id = $1', [narrow.clientId]);
+    const { rows } = await server.pool.query('SELECT audience, intermediary_id, scope FROM token_issuance WHERE client_id = $1', [
+      narrow.clientId,
+    ]);
     assert.equal(rows.length, (before.rows[0]?.n ?? 0) + 1);
     assert.deepEqual(rows.at(-1), {
       audience: `${server.base}/caas/v4`,
@@ -127,10 +123,20 @@ describe('POST /oauth/token', () => {
 
   describe('refuses, in the RFC 6749 error shape', () => {
     const cases: Array<[string, () => Record<string, unknown>, number, ReturnType<typeof oauthError>]> = [
-      ['an unknown client', () => tokenRequest({ client_id: 'ig_unknown' }), 401, oauthError('invalid_client', 'client authentication failed')],
+      [
+        'an unknown client',
+        () => tokenRequest({ client_id: 'ig_unknown' }),
+        401,
+        oauthError('invalid_client', 'client authentication failed'),
+      ],
       ['a wrong secret', () => tokenRequest({ client_secret: 'wrong' }), 401, oauthError('invalid_client', 'client authentication failed')],
       ['a missing client_id', () => tokenRequest({ client_id: undefined }), 400, oauthError('invalid_request', 'client_id is required')],
-      ['a missing client_secret', () => tokenRequest({ client_secret: undefined }), 400, oauthError('invalid_request', 'client_secret is required')],
+      [
+        'a missing client_secret',
+        () => tokenRequest({ client_secret: undefined }),
+        400,
+        oauthError('invalid_request', 'client_secret is required'),
+      ],
       ['a missing grant_type', () => tokenRequest({ grant_type: undefined }), 400, oauthError('invalid_request', 'grant_type is required')],
       [
         'another grant type',
@@ -204,9 +210,18 @@ describe('POST /oauth/token', () => {
     }
 
     it('an audience that is not an API root of this server (invalid_target)', async () => {
-      const result = await http('POST', `${server.base}/oauth/token`, { body: tokenRequest({ audience: 'https://elsewhere.example/caas/v4' }) });
+      const result = await http('POST', `${server.base}/oauth/token`, {
+        body: tokenRequest({ audience: 'https://elsewhere.example/caas/v4' }),
+      });
       assert.equal(result.status, 400);
-      const roots = ['/caas/v4', '/sandbox/caas/v4', '/import-listings/v1', '/sandbox/import-listings/v1', '/seeker-leads/v1', '/sandbox/seeker-leads/v1'];
+      const roots = [
+        '/caas/v4',
+        '/sandbox/caas/v4',
+        '/import-listings/v1',
+        '/sandbox/import-listings/v1',
+        '/seeker-leads/v1',
+        '/sandbox/seeker-leads/v1',
+      ];
       assert.deepEqual(result.body, {
         error: 'invalid_target',
         error_description: `audience "https://elsewhere.example/caas/v4" is not an API root of this server; use one of ${roots
@@ -217,9 +232,15 @@ describe('POST /oauth/token', () => {
 
     it('credentials both by Basic and in the body', async () => {
       const basic = Buffer.from(`${client.clientId}:${client.secret}`).toString('base64');
-      const result = await http('POST', `${server.base}/oauth/token`, { headers: { authorization: `Basic ${basic}` }, body: tokenRequest() });
+      const result = await http('POST', `${server.base}/oauth/token`, {
+        headers: { authorization: `Basic ${basic}` },
+        body: tokenRequest(),
+      });
       assert.equal(result.status, 400);
-      assert.deepEqual(result.body, oauthError('invalid_request', 'send the client credentials either by HTTP Basic or in the body, not both'));
+      assert.deepEqual(
+        result.body,
+        oauthError('invalid_request', 'send the client credentials either by HTTP Basic or in the body, not both'),
+      );
     });
 
     it('a Basic header with a wrong secret', async () => {
@@ -240,7 +261,10 @@ describe('POST /oauth/token', () => {
     });
 
     it('a body that is not JSON', async () => {
-      const result = await http('POST', `${server.base}/oauth/token`, { headers: { 'content-type': 'application/json' }, raw: '{"grant_type":' });
+      const result = await http('POST', `${server.base}/oauth/token`, {
+        headers: { 'content-type': 'application/json' },
+        raw: '{"grant_type":',
+      });
       assert.equal(result.status, 400);
       const message = (() => {
         try {

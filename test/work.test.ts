@@ -26,7 +26,14 @@ const logger = createLogger({ logLevel: 'silent' });
 before(async () => {
   database = await createTestDatabase();
   pool = createPool(database.url, 4);
-  config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent', SECRETS_KEY: TEST_SECRETS_KEY, WORKER_CONCURRENCY: '4', WORKER_LEASE_SECONDS: '2' });
+  config = loadConfig({
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'silent',
+    DATA_DIR: '/nonexistent',
+    SECRETS_KEY: TEST_SECRETS_KEY,
+    WORKER_CONCURRENCY: '4',
+    WORKER_LEASE_SECONDS: '2',
+  });
   await pool.query(`
     CREATE TABLE test_work (
       id integer PRIMARY KEY, stream text NOT NULL, due_at timestamptz NOT NULL DEFAULT now(), claimed_by uuid,
@@ -56,7 +63,11 @@ interface Item {
  * A stream over test_work rows of its own name, claimed like the real streams. `handle` runs an
  * item; resolving records the run and removes the row, throwing leaves it to `fail`.
  */
-function testStream(name: string, handle: (item: Item, context: WorkContext) => Promise<void> = async () => undefined, concurrency = 4): WorkStream<Item> {
+function testStream(
+  name: string,
+  handle: (item: Item, context: WorkContext) => Promise<void> = async () => undefined,
+  concurrency = 4,
+): WorkStream<Item> {
   return {
     name,
     concurrency: () => concurrency,
@@ -72,7 +83,12 @@ function testStream(name: string, handle: (item: Item, context: WorkContext) => 
     key: (item) => String(item.id),
     async run(item, context) {
       await handle(item, context);
-      await context.pool.query('INSERT INTO test_runs (stream, id, worker, attempt) VALUES ($1, $2, $3, $4)', [name, item.id, context.workerId, item.attempts]);
+      await context.pool.query('INSERT INTO test_runs (stream, id, worker, attempt) VALUES ($1, $2, $3, $4)', [
+        name,
+        item.id,
+        context.workerId,
+        item.attempts,
+      ]);
       await context.pool.query('DELETE FROM test_work WHERE id = $1 AND claimed_by = $2', [item.id, context.workerId]);
     },
     async renew(context, keys) {
@@ -84,7 +100,12 @@ function testStream(name: string, handle: (item: Item, context: WorkContext) => 
     async fail(context, item, error, interrupted) {
       await context.pool.query(
         'UPDATE test_work SET due_at = now() + make_interval(secs => $3), claimed_by = NULL, last_error = $4 WHERE id = $1 AND claimed_by = $2',
-        [item.id, context.workerId, interrupted ? 0 : backoffSeconds(item.attempts), interrupted ? 'interrupted' : (error as Error).message],
+        [
+          item.id,
+          context.workerId,
+          interrupted ? 0 : backoffSeconds(item.attempts),
+          interrupted ? 'interrupted' : (error as Error).message,
+        ],
       );
     },
     async nextDue(context) {
@@ -105,7 +126,14 @@ async function withWorker(
   const workerPool = createPool(database.url, 4);
   let worker: Worker | undefined;
   try {
-    worker = await startWorker({ pool: workerPool, databaseUrl: database.url, logger, config: options.config ?? config, streams, tasks: options.tasks ?? [] });
+    worker = await startWorker({
+      pool: workerPool,
+      databaseUrl: database.url,
+      logger,
+      config: options.config ?? config,
+      streams,
+      tasks: options.tasks ?? [],
+    });
     await fn(worker);
   } finally {
     await worker?.stop().catch(() => undefined);
@@ -125,7 +153,11 @@ async function runsOf(stream: string): Promise<{ id: number; worker: string; att
 }
 
 async function left(stream: string): Promise<{ id: number; attempts: number; last_error: string | null; held: boolean }[]> {
-  return (await pool.query('SELECT id, attempts, last_error, claimed_by IS NOT NULL AS held FROM test_work WHERE stream = $1 ORDER BY id', [stream])).rows;
+  return (
+    await pool.query('SELECT id, attempts, last_error, claimed_by IS NOT NULL AS held FROM test_work WHERE stream = $1 ORDER BY id', [
+      stream,
+    ])
+  ).rows;
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -135,9 +167,14 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 describe('a work stream', () => {
-  it('runs each item once, committed by a process gone before any worker starts, up to its concurrency at a time', { timeout: 30_000 }, async () => {
+  it('runs each item once, committed by a process gone before any worker starts, up to its concurrency at a time', {
+    timeout: 30_000,
+  }, async () => {
     const stream = 'test:once';
-    await add(stream, Array.from({ length: 20 }, (_, i) => i + 1));
+    await add(
+      stream,
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
     let running = 0;
     let most = 0;
     const handle = async () => {
@@ -146,9 +183,16 @@ describe('a work stream', () => {
       running--;
     };
     await withWorker([testStream(stream, handle, 3)], async () => {
-      await waitFor('every item to run', () => runsOf(stream), (runs) => runs.length === 20);
+      await waitFor(
+        'every item to run',
+        () => runsOf(stream),
+        (runs) => runs.length === 20,
+      );
     });
-    assert.deepEqual((await runsOf(stream)).map((run) => run.id).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.deepEqual(
+      (await runsOf(stream)).map((run) => run.id).sort((a, b) => a - b),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
     assert.equal(most, 3);
     assert.deepEqual(await left(stream), []);
   });
@@ -160,7 +204,13 @@ describe('a work stream', () => {
       await sleep(300);
       const added = Date.now();
       await add(stream, [101]);
-      await waitFor('the item to run', () => runsOf(stream), (runs) => runs.length === 1, 100, 10);
+      await waitFor(
+        'the item to run',
+        () => runsOf(stream),
+        (runs) => runs.length === 1,
+        100,
+        10,
+      );
       assert.ok(Date.now() - added < 1_000, `ran ${Date.now() - added} ms after it was added`);
     });
   });
@@ -171,7 +221,11 @@ describe('a work stream', () => {
       await add(stream, [201], 1.5);
       const added = Date.now();
       // Told of it, the worker finds nothing due, and when the item will be: it sleeps until then.
-      await waitFor('the item to run', () => runsOf(stream), (runs) => runs.length === 1);
+      await waitFor(
+        'the item to run',
+        () => runsOf(stream),
+        (runs) => runs.length === 1,
+      );
       const waited = Date.now() - added;
       assert.ok(waited >= 1_400 && waited < 3_000, `ran after ${waited} ms`);
     });
@@ -191,8 +245,15 @@ describe('a work stream', () => {
     };
     await withWorker([testStream(stream, slow, 2)], (first) =>
       withWorker([testStream(stream, slow, 2)], async (second) => {
-        await add(stream, Array.from({ length: 40 }, (_, i) => 300 + i));
-        await waitFor('every item to run', () => runsOf(stream), (runs) => runs.length === 40);
+        await add(
+          stream,
+          Array.from({ length: 40 }, (_, i) => 300 + i),
+        );
+        await waitFor(
+          'every item to run',
+          () => runsOf(stream),
+          (runs) => runs.length === 40,
+        );
         const runs = await runsOf(stream);
         assert.equal(new Set(runs.map((run) => run.id)).size, 40);
         const workers = new Set(runs.map((run) => run.worker));
@@ -209,13 +270,24 @@ describe('a work stream', () => {
     };
     await add(stream, [401]);
     await withWorker([testStream(stream, handle)], async () => {
-      const [failed] = await waitFor('the failure', () => left(stream), (rows) => rows[0]?.last_error !== null && rows[0]?.last_error !== undefined);
+      const [failed] = await waitFor(
+        'the failure',
+        () => left(stream),
+        (rows) => rows[0]?.last_error !== null && rows[0]?.last_error !== undefined,
+      );
       assert.deepEqual(failed, { id: 401, attempts: 1, last_error: 'receiver unavailable', held: false });
       const { rows } = await pool.query('SELECT due_at > now() AS backing_off FROM test_work WHERE id = 401');
       assert.deepEqual(rows, [{ backing_off: true }]);
-      await waitFor('the second run', () => runsOf(stream), (runs) => runs.length === 1);
+      await waitFor(
+        'the second run',
+        () => runsOf(stream),
+        (runs) => runs.length === 1,
+      );
     });
-    assert.deepEqual((await runsOf(stream)).map((run) => [run.id, run.attempt]), [[401, 2]]);
+    assert.deepEqual(
+      (await runsOf(stream)).map((run) => [run.id, run.attempt]),
+      [[401, 2]],
+    );
   });
 
   it('renews the lease of a long item, so no other worker takes it', { timeout: 30_000 }, async () => {
@@ -232,10 +304,17 @@ describe('a work stream', () => {
       // Three leases of 2 s go by; a second worker finds nothing to take.
       await withWorker([testStream(stream, long)], async () => {
         await sleep(5_000);
-        assert.deepEqual((await left(stream)).map((row) => [row.id, row.attempts, row.held]), [[501, 1, true]]);
+        assert.deepEqual(
+          (await left(stream)).map((row) => [row.id, row.attempts, row.held]),
+          [[501, 1, true]],
+        );
       });
       release.resolve();
-      await waitFor('the item to finish', () => runsOf(stream), (runs) => runs.length === 1);
+      await waitFor(
+        'the item to finish',
+        () => runsOf(stream),
+        (runs) => runs.length === 1,
+      );
     });
   });
 
@@ -243,17 +322,29 @@ describe('a work stream', () => {
     const stream = 'test:crashed';
     await add(stream, [601, 602]);
     // What a killed worker leaves: claimed, leased for 2 more seconds, never renewed.
-    await pool.query("UPDATE test_work SET claimed_by = gen_random_uuid(), attempts = 1, due_at = now() + interval '2 seconds' WHERE stream = $1", [stream]);
+    await pool.query(
+      "UPDATE test_work SET claimed_by = gen_random_uuid(), attempts = 1, due_at = now() + interval '2 seconds' WHERE stream = $1",
+      [stream],
+    );
     const started = Date.now();
     await withWorker([testStream(stream)], async () => {
-      await waitFor('both items to run', () => runsOf(stream), (runs) => runs.length === 2);
+      await waitFor(
+        'both items to run',
+        () => runsOf(stream),
+        (runs) => runs.length === 2,
+      );
     });
     const waited = Date.now() - started;
     assert.ok(waited >= 1_500 && waited < 6_000, `taken over after ${waited} ms`);
-    assert.deepEqual((await runsOf(stream)).map((run) => run.attempt), [2, 2]);
+    assert.deepEqual(
+      (await runsOf(stream)).map((run) => run.attempt),
+      [2, 2],
+    );
   });
 
-  it('lets running items finish when the worker stops, and gives back at once those still running after the grace period', { timeout: 30_000 }, async () => {
+  it('lets running items finish when the worker stops, and gives back at once those still running after the grace period', {
+    timeout: 30_000,
+  }, async () => {
     const stream = 'test:stopping';
     const release = deferred();
     const started = deferred();
@@ -274,10 +365,20 @@ describe('a work stream', () => {
       await stopping;
     });
     assert.equal(finishedAborted, false);
-    assert.deepEqual((await runsOf(stream)).map((run) => run.id), [701]);
+    assert.deepEqual(
+      (await runsOf(stream)).map((run) => run.id),
+      [701],
+    );
 
     const stuck = 'test:stuck';
-    const impatient = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent', SECRETS_KEY: TEST_SECRETS_KEY, WORKER_LEASE_SECONDS: '60', SHUTDOWN_GRACE_SECONDS: '0' });
+    const impatient = loadConfig({
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'silent',
+      DATA_DIR: '/nonexistent',
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      WORKER_LEASE_SECONDS: '60',
+      SHUTDOWN_GRACE_SECONDS: '0',
+    });
     const hanging = async (_item: Item, context: WorkContext) => {
       await new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('aborted'))));
     };
@@ -285,13 +386,19 @@ describe('a work stream', () => {
     await withWorker(
       [testStream(stuck, hanging)],
       async (worker) => {
-        await waitFor('the item to be claimed', () => left(stuck), (rows) => rows[0]?.held === true);
+        await waitFor(
+          'the item to be claimed',
+          () => left(stuck),
+          (rows) => rows[0]?.held === true,
+        );
         await worker.stop();
       },
       { config: impatient },
     );
     // Given back due now, not after its 60 s lease.
-    const { rows } = await pool.query('SELECT claimed_by IS NULL AS free, due_at <= now() AS due, last_error FROM test_work WHERE id = 702');
+    const { rows } = await pool.query(
+      'SELECT claimed_by IS NULL AS free, due_at <= now() AS due, last_error FROM test_work WHERE id = 702',
+    );
     assert.deepEqual(rows, [{ free: true, due: true, last_error: 'interrupted' }]);
   });
 });
@@ -307,21 +414,28 @@ describe('scheduled tasks', () => {
         throw new Error('sweep failed');
       },
     };
-    await withWorker([], (first) =>
-      withWorker(
-        [],
-        async (second) => {
-          await waitFor(
-            'both tasks to have run',
-            async () => (await pool.query("SELECT count(*)::int AS n FROM scheduled_tasks WHERE name LIKE 'test:%' AND last_finished_at IS NOT NULL")).rows[0].n,
-            (n) => n === 2,
-          );
-          await sleep(300);
-          assert.equal(runs.length, 1);
-          assert.ok([first.workerId, second.workerId].includes(runs[0]!));
-        },
-        { tasks: [counting, failing] },
-      ),
+    await withWorker(
+      [],
+      (first) =>
+        withWorker(
+          [],
+          async (second) => {
+            await waitFor(
+              'both tasks to have run',
+              async () =>
+                (
+                  await pool.query(
+                    "SELECT count(*)::int AS n FROM scheduled_tasks WHERE name LIKE 'test:%' AND last_finished_at IS NOT NULL",
+                  )
+                ).rows[0].n,
+              (n) => n === 2,
+            );
+            await sleep(300);
+            assert.equal(runs.length, 1);
+            assert.ok([first.workerId, second.workerId].includes(runs[0]!));
+          },
+          { tasks: [counting, failing] },
+        ),
       { tasks: [counting, failing] },
     );
     const { rows } = await pool.query(
@@ -341,7 +455,14 @@ function task(name: string): ScheduledTask {
 }
 
 function context(overrides: Partial<Config> = {}): WorkContext {
-  return { pool, logger, config: { ...config, ...overrides }, workerId: '00000000-0000-4000-8000-000000000001', leaseSeconds: 10, signal: new AbortController().signal };
+  return {
+    pool,
+    logger,
+    config: { ...config, ...overrides },
+    workerId: '00000000-0000-4000-8000-000000000001',
+    leaseSeconds: 10,
+    signal: new AbortController().signal,
+  };
 }
 
 describe('platform tasks', () => {
@@ -378,7 +499,15 @@ describe('platform tasks', () => {
   });
 
   it('platform:delivery_retention removes finished deliveries and their attempts past DELIVERY_RETENTION_DAYS, in batches, never a pending one', async () => {
-    const spec = { source: 'test', environment: 'sandbox', agencyId: 'agency-r', subscriptionId: 'sub-r', url: 'https://receiver.example/r', payload: {}, secret: sealedWebhookSecret('k') } as const;
+    const spec = {
+      source: 'test',
+      environment: 'sandbox',
+      agencyId: 'agency-r',
+      subscriptionId: 'sub-r',
+      url: 'https://receiver.example/r',
+      payload: {},
+      secret: sealedWebhookSecret('k'),
+    } as const;
     const ids: Record<string, string> = {};
     for (const name of ['old-delivered', 'old-failed', 'old-cancelled', 'old-pending', 'recent-delivered', 'redelivered-today', 'many']) {
       ids[name] = await scheduleDelivery(pool, spec);
@@ -390,11 +519,10 @@ describe('platform tasks', () => {
          FROM generate_series(1, 2500)`,
     );
     const finish = (name: string, state: string, daysAgo: number) =>
-      pool.query("UPDATE webhook_deliveries SET state = $2, next_attempt_at = NULL, finished_at = now() - make_interval(days => $3), created_at = now() - interval '60 days' WHERE id = $1", [
-        ids[name],
-        state,
-        daysAgo,
-      ]);
+      pool.query(
+        "UPDATE webhook_deliveries SET state = $2, next_attempt_at = NULL, finished_at = now() - make_interval(days => $3), created_at = now() - interval '60 days' WHERE id = $1",
+        [ids[name], state, daysAgo],
+      );
     await finish('old-delivered', 'DELIVERED', 31);
     await finish('old-failed', 'FAILED', 45);
     await finish('old-cancelled', 'CANCELLED', 31);
@@ -410,7 +538,10 @@ describe('platform tasks', () => {
     assert.equal(retention.everySeconds, 3600);
     await retention.run(context({ deliveryRetentionDays: 30 }));
     const { rows } = await pool.query("SELECT id FROM webhook_deliveries WHERE agency_id = 'agency-r'");
-    assert.deepEqual(rows.map((row) => row.id).sort(), [ids['old-pending'], ids['recent-delivered'], ids['redelivered-today'], ids['many']].sort());
+    assert.deepEqual(
+      rows.map((row) => row.id).sort(),
+      [ids['old-pending'], ids['recent-delivered'], ids['redelivered-today'], ids['many']].sort(),
+    );
     const attempts = await pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_id = $1', [ids['old-delivered']]);
     assert.deepEqual(attempts.rows, [{ n: 0 }]);
   });
@@ -437,8 +568,14 @@ describe('platform tasks', () => {
     assert.equal(classifiedRetention.everySeconds, 3600);
     await classifiedRetention.run(context({ deliveryRetentionDays: 30 }));
     const classifieds = await pool.query("SELECT id FROM classifieds WHERE agency_id = 'agency-c' ORDER BY id");
-    assert.deepEqual(classifieds.rows.map((row) => row.id), [recent, live]);
+    assert.deepEqual(
+      classifieds.rows.map((row) => row.id),
+      [recent, live],
+    );
     const statuses = await pool.query("SELECT classified_id FROM classified_statuses WHERE agency_id = 'agency-c' ORDER BY classified_id");
-    assert.deepEqual(statuses.rows.map((row) => row.classified_id), [recent, live]);
+    assert.deepEqual(
+      statuses.rows.map((row) => row.classified_id),
+      [recent, live],
+    );
   });
 });

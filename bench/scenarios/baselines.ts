@@ -9,7 +9,14 @@ function baseline(name: string, which: 'a' | 'b', about: string): Scenario {
     async setup(context) {
       const server = await context.start('baseline', { DATABASE_URL: context.databaseUrl, BENCH_INSERT: which === 'b' ? '1' : '0' });
       return {
-        load: { url: server.address, method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body: { classified: 'BASE' }, connections: CONNECTIONS },
+        load: {
+          url: server.address,
+          method: 'POST',
+          path: '/',
+          headers: { 'content-type': 'application/json' },
+          body: { classified: 'BASE' },
+          connections: CONNECTIONS,
+        },
         stop: server.stop,
       };
     },

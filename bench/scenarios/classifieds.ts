@@ -45,7 +45,11 @@ export const postTwoProcesses: Scenario = {
 /** Posts one classified to read back; its ETag is "1". */
 async function oneClassified(context: Context): Promise<string> {
   const { classifiedJson } = await import('../body.js');
-  const response = await fetch(`${context.base}/caas/v4/classifieds`, { method: 'POST', headers: headers(context), body: classifiedJson(`GET-${Date.now()}`) });
+  const response = await fetch(`${context.base}/caas/v4/classifieds`, {
+    method: 'POST',
+    headers: headers(context),
+    body: classifiedJson(`GET-${Date.now()}`),
+  });
   if (response.status !== 202) throw new Error(`POST for the GET scenario failed: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { classifiedId: string }).classifiedId;
 }
@@ -59,10 +63,20 @@ function getOne(name: string, about: string, extra: Record<string, string>): Sce
     async setup(context) {
       const id = await oneClassified(context);
       const { 'content-type': _, ...get } = headers(context);
-      return { load: { url: context.base, method: 'GET', path: `/caas/v4/classifieds/${id}`, headers: { ...get, ...extra }, connections: CONNECTIONS } };
+      return {
+        load: {
+          url: context.base,
+          method: 'GET',
+          path: `/caas/v4/classifieds/${id}`,
+          headers: { ...get, ...extra },
+          connections: CONNECTIONS,
+        },
+      };
     },
   };
 }
 
 export const getClassified = getOne('get', 'GET /caas/v4/classifieds/{id}: 200 with the full classified and its ETag', {});
-export const getNotModified = getOne('get-304', 'GET /caas/v4/classifieds/{id} with If-None-Match of the current ETag: 304', { 'if-none-match': '"1"' });
+export const getNotModified = getOne('get-304', 'GET /caas/v4/classifieds/{id} with If-None-Match of the current ETag: 304', {
+  'if-none-match': '"1"',
+});

@@ -77,7 +77,6 @@ async function finished(context: Context, prefix: string): Promise<number> {
   return rows[0]!.n;
 }
 
-
 export const ingest: Scenario = {
   name: 'ingest',
   about:
@@ -140,10 +139,12 @@ export const ingest: Scenario = {
           postToTerminal,
           unfinishedCountedAtGraceEnd: unfinished.length,
           receivedToTerminal,
-          postToTerminalMedianEachSecond: mediansBySecond(done.map((outcome) => {
-            const sentAt = sentByKey.get(outcome.key)!.sentAt;
-            return { at: sentAt, value: outcome.terminal - sentAt };
-          })),
+          postToTerminalMedianEachSecond: mediansBySecond(
+            done.map((outcome) => {
+              const sentAt = sentByKey.get(outcome.key)!.sentAt;
+              return { at: sentAt, value: outcome.terminal - sentAt };
+            }),
+          ),
           postAnswer: spread(accepted.map((sent) => sent.answeredAt - sent.sentAt)),
           acknowledgedPerSecond: acknowledgedRate(generated.sent, accepted),
           statuses,

@@ -25,11 +25,14 @@ const HOOKS = ['a', 'b'];
 /** How long after the load stops a notification may still arrive before it counts as lost. */
 const GRACE_MS = 10_000;
 
-
 async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const response = await fetch(`${base}${ROOT}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'user-agent': USER_AGENT,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -40,16 +43,21 @@ async function call(base: string, token: string, method: string, path: string, b
 async function subscribe(base: string, token: string, receivers: string): Promise<void> {
   const existing = await call(base, token, 'GET', '/webhook/subscriptions?limit=100');
   if (existing.status !== 200) throw new Error(`listing subscriptions failed: ${existing.status} ${JSON.stringify(existing.json)}`);
-  for (const item of existing.json.items as { subscriptionId: string }[]) await call(base, token, 'DELETE', `/webhook/subscriptions/${item.subscriptionId}`);
+  for (const item of existing.json.items as { subscriptionId: string }[])
+    await call(base, token, 'DELETE', `/webhook/subscriptions/${item.subscriptionId}`);
   for (const hook of HOOKS) {
-    const created = await call(base, token, 'POST', '/webhook/subscriptions', { url: `${receivers}/hooks/${hook}`, apiKey: randomBytes(24).toString('hex') });
+    const created = await call(base, token, 'POST', '/webhook/subscriptions', {
+      url: `${receivers}/hooks/${hook}`,
+      apiKey: randomBytes(24).toString('hex'),
+    });
     if (created.status !== 201) throw new Error(`subscribing ${hook} failed: ${created.status} ${JSON.stringify(created.json)}`);
   }
 }
 
 export const leads: Scenario = {
   name: 'leads',
-  about: 'POST /seeker-leads/v1/leads at 200/s for 30 s, two ACTIVE subscriptions on loopback receivers, server+worker child: POST (due time) to receipt',
+  about:
+    'POST /seeker-leads/v1/leads at 200/s for 30 s, two ACTIVE subscriptions on loopback receivers, server+worker child: POST (due time) to receipt',
   target: 'p50 <= 20 ms, p99 <= 100 ms, nothing lost',
   ratios: false,
   runs: 1,
@@ -122,10 +130,12 @@ export const leads: Scenario = {
           unreadable,
           notFromThisRun: strangers,
           perReceiver: perHook,
-          postToReceiptMedianEachSecond: mediansBySecond(all.map((receipt) => {
-            const sentAt = accepted.get(receipt.key)!.sentAt;
-            return { at: sentAt, value: receipt.at - sentAt };
-          })),
+          postToReceiptMedianEachSecond: mediansBySecond(
+            all.map((receipt) => {
+              const sentAt = accepted.get(receipt.key)!.sentAt;
+              return { at: sentAt, value: receipt.at - sentAt };
+            }),
+          ),
           postAnswer: spread([...accepted.values()].map((sent) => sent.answeredAt - sent.sentAt)),
           // The delivery alone: from the POST's answer (the lead committed) to its receipt.
           answerToReceipt: spread(all.map((receipt) => receipt.at - accepted.get(receipt.key)!.answeredAt)),

@@ -25,7 +25,9 @@ async function storedPayload(context: Context): Promise<{ text: string; marker: 
   });
   if (response.status !== 202) throw new Error(`POST of the seed template failed: ${response.status} ${await response.text()}`);
   const { classifiedId } = (await response.json()) as { classifiedId: string };
-  const { rows } = await context.pool.query<{ text: string }>('SELECT payload::text AS text FROM classifieds WHERE id = $1', [classifiedId]);
+  const { rows } = await context.pool.query<{ text: string }>('SELECT payload::text AS text FROM classifieds WHERE id = $1', [
+    classifiedId,
+  ]);
   return { text: rows[0]!.text, marker };
 }
 
@@ -62,7 +64,9 @@ async function seed(context: Context, agency: string, count: number): Promise<vo
       );
       done += batch[1] - batch[0] + 1;
       const seconds = (Date.now() - started) / 1000;
-      process.stderr.write(`${agency}: ${done.toLocaleString('en')} of ${count.toLocaleString('en')} classifieds seeded (${Math.round((done - have) / seconds)} rows/s)\n`);
+      process.stderr.write(
+        `${agency}: ${done.toLocaleString('en')} of ${count.toLocaleString('en')} classifieds seeded (${Math.round((done - have) / seconds)} rows/s)\n`,
+      );
     }
   };
   await Promise.all([insertBatches(), insertBatches()]);

@@ -11,6 +11,15 @@ export const token: Scenario = {
       audience: `${context.base}/caas/v4`,
       intermediary_id: 'bench-agency',
     });
-    return { load: { url: context.base, method: 'POST', path: '/oauth/token', headers: { 'content-type': 'application/json' }, body, connections: 10 } };
+    return {
+      load: {
+        url: context.base,
+        method: 'POST',
+        path: '/oauth/token',
+        headers: { 'content-type': 'application/json' },
+        body,
+        connections: 10,
+      },
+    };
   },
 };

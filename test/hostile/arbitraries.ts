@@ -28,7 +28,10 @@ function resolve(document: OpenApiDocument, schema: Schema): Schema {
   const target = ref
     .slice(2)
     .split('/')
-    .reduce<unknown>((node, step) => (node as Record<string, unknown> | undefined)?.[step.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+    .reduce<unknown>(
+      (node, step) => (node as Record<string, unknown> | undefined)?.[step.replace(/~1/g, '/').replace(/~0/g, '~')],
+      document,
+    );
   if (target === undefined) throw new Error(`unresolved ${ref}`);
   return resolve(document, target as Schema);
 }
@@ -38,9 +41,13 @@ function stringOf(schema: Schema): fc.Arbitrary<string> {
   const maxLength = Math.max(minLength, Math.min(typeof schema.maxLength === 'number' ? schema.maxLength : 24, 24));
   switch (schema.format) {
     case 'date-time':
-      return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+      return fc
+        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString());
     case 'date':
-      return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+      return fc
+        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString().slice(0, 10));
     case 'email':
       return fc.emailAddress();
     case 'uri':
@@ -57,7 +64,9 @@ function stringOf(schema: Schema): fc.Arbitrary<string> {
   if (typeof schema.pattern === 'string') {
     try {
       // Lengths are a separate rule: a generated match that breaks them is cut or left as it is (a bent value).
-      return fc.stringMatching(new RegExp(schema.pattern)).map((text) => text.slice(0, typeof schema.maxLength === 'number' ? schema.maxLength : undefined));
+      return fc
+        .stringMatching(new RegExp(schema.pattern))
+        .map((text) => text.slice(0, typeof schema.maxLength === 'number' ? schema.maxLength : undefined));
     } catch {
       // fast-check cannot generate from every regular expression (lookaheads); plain text then.
     }
@@ -68,7 +77,9 @@ function stringOf(schema: Schema): fc.Arbitrary<string> {
 function numberOf(schema: Schema, integer: boolean): fc.Arbitrary<number> {
   const min = typeof schema.minimum === 'number' ? schema.minimum : -1e6;
   const max = typeof schema.maximum === 'number' ? schema.maximum : 1e6;
-  return integer ? fc.integer({ min: Math.ceil(min), max: Math.floor(max) }) : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+  return integer
+    ? fc.integer({ min: Math.ceil(min), max: Math.floor(max) })
+    : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
 }
 
 /** Values `schema` accepts (as far as a generator can tell: patterns and formats are honoured, cross-field rules are not). */

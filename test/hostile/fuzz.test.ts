@@ -59,10 +59,20 @@ interface Generated {
 
 function requestArbitrary(document: OpenApiDocument, method: string, route: string, operation: Operation): fc.Arbitrary<Generated> {
   const parameters = operation.parameters ?? [];
-  const text = (schema: Schema | undefined) => fc.oneof(valid(document, schema ?? { type: 'string' }).map(String), fc.string({ maxLength: 40 }));
+  const text = (schema: Schema | undefined) =>
+    fc.oneof(valid(document, schema ?? { type: 'string' }).map(String), fc.string({ maxLength: 40 }));
   const path = fc.record(Object.fromEntries(parameters.filter((p) => p.in === 'path').map((p) => [p.name, text(p.schema)])));
   const query = fc
-    .tuple(...parameters.filter((p) => p.in === 'query').map((p) => fc.option(text(p.schema).map((value) => [p.name, value] as [string, string]), { nil: undefined })))
+    .tuple(
+      ...parameters
+        .filter((p) => p.in === 'query')
+        .map((p) =>
+          fc.option(
+            text(p.schema).map((value) => [p.name, value] as [string, string]),
+            { nil: undefined },
+          ),
+        ),
+    )
     .map((pairs) => pairs.filter((pair): pair is [string, string] => pair !== undefined));
   const schema = operation.requestBody?.content['application/json']?.schema;
   if (!schema) return fc.record({ path, query, body: fc.constant(undefined) });

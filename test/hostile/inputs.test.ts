@@ -106,12 +106,20 @@ const HOSTILE_BODIES: Array<{ name: string; raw: string; errors: Array<{ name: s
   { name: 'a reversed surrogate pair', raw: '{"a":"\\udc00\\ud800"}', errors: [{ name: '/a', reason: SURROGATE }] },
   { name: 'a lone surrogate in a member name', raw: '{"b\\ud800":1}', errors: [{ name: '/b\ud800', reason: SURROGATE }] },
   { name: 'U+0000 deep down', raw: '{"a":{"b":[{"c":"\\u0000"}]}}', errors: [{ name: '/a/b/0/c', reason: NUL }] },
-  { name: '100,000 nested arrays with U+0000 at the bottom', raw: nested(100_000, '[', ']', '"\\u0000"'), errors: [{ name: depthPointer, reason: DEPTH }] },
+  {
+    name: '100,000 nested arrays with U+0000 at the bottom',
+    raw: nested(100_000, '[', ']', '"\\u0000"'),
+    errors: [{ name: depthPointer, reason: DEPTH }],
+  },
   { name: '65 nested objects', raw: nested(65, '{"a":', '}', '1'), errors: [{ name: '/a'.repeat(64), reason: DEPTH }] },
   { name: '1e400 (Infinity)', raw: '{"a":1e400}', errors: [{ name: '/a', reason: FINITE }] },
   { name: '-1e400 (-Infinity)', raw: '{"a":[-1e400]}', errors: [{ name: '/a/0', reason: FINITE }] },
   { name: '9007199254740993 (2^53 + 1)', raw: '{"a":9007199254740993}', errors: [{ name: '/a', reason: SAFE }] },
-  { name: 'an array of 10,001 items', raw: `{"a":[${'0,'.repeat(10_000)}0]}`, errors: [{ name: '/a', reason: 'must not hold more than 10000 items.' }] },
+  {
+    name: 'an array of 10,001 items',
+    raw: `{"a":[${'0,'.repeat(10_000)}0]}`,
+    errors: [{ name: '/a', reason: 'must not hold more than 10000 items.' }],
+  },
   {
     name: 'an object of 1,001 members',
     raw: `{"a":{${Array.from({ length: 1001 }, (_, i) => `"m${i}":0`).join(',')}}}`,
@@ -119,7 +127,11 @@ const HOSTILE_BODIES: Array<{ name: string; raw: string; errors: Array<{ name: s
   },
   { name: 'a member given twice', raw: '{"a":1,"b":{"c":[{"d":1,"d":2}]}}', errors: [{ name: '/b/c/0/d', reason: TWICE }] },
   { name: 'a member given twice, once escaped', raw: '{"ab":1,"a\\u0062":2}', errors: [{ name: '/ab', reason: TWICE }] },
-  { name: '__proto__', raw: '{"a":{"__proto__":{"admin":true}}}', errors: [{ name: '', reason: 'must not contain a __proto__ or constructor.prototype member.' }] },
+  {
+    name: '__proto__',
+    raw: '{"a":{"__proto__":{"admin":true}}}',
+    errors: [{ name: '', reason: 'must not contain a __proto__ or constructor.prototype member.' }],
+  },
   {
     name: 'constructor.prototype',
     raw: '{"constructor":{"prototype":{"admin":true}}}',
@@ -138,7 +150,11 @@ describe('hostile bodies on every route that takes one', () => {
 
       it('invalid UTF-8 bytes: 400', async () => {
         const bytes = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xed, 0xa0, 0x80, 0xff]), Buffer.from('"}')]);
-        assertBodyProblem(await send(route, bytes), [{ name: '', reason: 'must be encoded in valid UTF-8.' }], 'The body is not valid UTF-8');
+        assertBodyProblem(
+          await send(route, bytes),
+          [{ name: '', reason: 'must be encoded in valid UTF-8.' }],
+          'The body is not valid UTF-8',
+        );
       });
 
       it('a 10 MB body: 413', async () => {
@@ -148,10 +164,17 @@ describe('hostile bodies on every route that takes one', () => {
 
       it('a text/plain body: 400 naming the content type (errorSource contentType, as the contracts list it)', async () => {
         const result = await send(route, '{}', 'text/plain');
-        assertProblem(result, 400, 'Bad request', VALIDATION, {
-          errors: [{ name: 'Content-Type', reason: 'must be application/json, got "text/plain".' }],
-          errorSource: 'contentType',
-        }, 'bad-request');
+        assertProblem(
+          result,
+          400,
+          'Bad request',
+          VALIDATION,
+          {
+            errors: [{ name: 'Content-Type', reason: 'must be application/json, got "text/plain".' }],
+            errorSource: 'contentType',
+          },
+          'bad-request',
+        );
       });
 
       it('an empty body: 400', async () => {
@@ -182,13 +205,10 @@ describe('hostile values in the fields that are stored', () => {
     const raw = withSurrogate(withSurrogate(JSON.stringify(classified), classified.data.location!.city!), 'IXL-231-7B');
     const result = await send(caas, raw);
     assert.equal(result.status, 400, result.text);
-    assert.deepEqual(
-      (result.body as { errors: unknown[] }).errors,
-      [
-        { name: '/data/location/city', reason: SURROGATE },
-        { name: '/data/metaData/source/offererEstateId', reason: SURROGATE },
-      ],
-    );
+    assert.deepEqual((result.body as { errors: unknown[] }).errors, [
+      { name: '/data/location/city', reason: SURROGATE },
+      { name: '/data/metaData/source/offererEstateId', reason: SURROGATE },
+    ]);
     const stored = await server.pool.query('SELECT count(*)::int AS n FROM classifieds');
     assert.deepEqual(stored.rows, [{ n: 0 }]);
   });
@@ -273,10 +293,17 @@ describe('what the router and the HTTP parser refuse, as problems', () => {
 
   it('a malformed percent-encoding in the path: 400', async () => {
     const result = await http('GET', `${server.base}/sandbox/caas/v4/classifieds/%ED%A0%80`, { headers: auth() });
-    assertProblem(result, 400, 'Bad request', 'The request path is not a valid URL', {
-      errors: [{ name: 'path', reason: 'must be percent-encoded UTF-8.' }],
-      errorSource: 'requestParameter',
-    }, 'bad-request');
+    assertProblem(
+      result,
+      400,
+      'Bad request',
+      'The request path is not a valid URL',
+      {
+        errors: [{ name: 'path', reason: 'must be percent-encoded UTF-8.' }],
+        errorSource: 'requestParameter',
+      },
+      'bad-request',
+    );
   });
 
   it('a path parameter longer than any identifier: 414', async () => {
@@ -286,15 +313,29 @@ describe('what the router and the HTTP parser refuse, as problems', () => {
 
   it('U+0000 in the path and in the query: 400', async () => {
     const path = await http('GET', `${server.base}/sandbox/caas/v4/classifieds/a%00b`, { headers: auth() });
-    assertProblem(path, 400, 'Bad request', VALIDATION, {
-      errors: [{ name: 'classifiedId', reason: 'must not contain the NUL character (%00).' }],
-      errorSource: 'requestParameter',
-    }, 'bad-request');
+    assertProblem(
+      path,
+      400,
+      'Bad request',
+      VALIDATION,
+      {
+        errors: [{ name: 'classifiedId', reason: 'must not contain the NUL character (%00).' }],
+        errorSource: 'requestParameter',
+      },
+      'bad-request',
+    );
     const query = await http('GET', `${server.base}/sandbox/caas/v4/classifieds?nextToken=a%00`, { headers: auth() });
-    assertProblem(query, 400, 'Bad request', VALIDATION, {
-      errors: [{ name: 'nextToken', reason: 'must not contain the NUL character (%00).' }],
-      errorSource: 'requestParameter',
-    }, 'bad-request');
+    assertProblem(
+      query,
+      400,
+      'Bad request',
+      VALIDATION,
+      {
+        errors: [{ name: 'nextToken', reason: 'must not contain the NUL character (%00).' }],
+        errorSource: 'requestParameter',
+      },
+      'bad-request',
+    );
   });
 
   it('an unknown path: 404; a known one with another method: 405; neither may be sniffed into something else', async () => {
@@ -310,7 +351,13 @@ describe('what the router and the HTTP parser refuse, as problems', () => {
     assert.equal(answer.status, status, raw);
     assert.equal(answer.contentType, 'application/problem+json');
     assert.match(String(answer.body.instance), TRACEPARENT);
-    assert.deepEqual(answer.body, { type: `/problems/${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`, title, status, detail, instance: answer.body.instance });
+    assert.deepEqual(answer.body, {
+      type: `/problems/${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
+      title,
+      status,
+      detail,
+      instance: answer.body.instance,
+    });
   };
 
   it('a Content-Length shorter than the body: the request is read as sent, the rest refused as a problem', async () => {

@@ -17,7 +17,12 @@ let port: number;
 before(async () => {
   database = await createTestDatabase();
   server = await startTestServer(database, {
-    env: { HTTP_HEADERS_TIMEOUT_SECONDS: '1', HTTP_REQUEST_TIMEOUT_SECONDS: '2', HTTP_IDLE_TIMEOUT_SECONDS: '3', HTTP_MAX_CONNECTIONS: '40' },
+    env: {
+      HTTP_HEADERS_TIMEOUT_SECONDS: '1',
+      HTTP_REQUEST_TIMEOUT_SECONDS: '2',
+      HTTP_IDLE_TIMEOUT_SECONDS: '3',
+      HTTP_MAX_CONNECTIONS: '40',
+    },
   });
   port = Number(new URL(server.base).port);
 });

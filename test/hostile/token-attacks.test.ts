@@ -112,7 +112,9 @@ describe('forged tokens are refused with 401', () => {
     const { privateKey, jwk } = await attackerKey();
     const own = await new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid: 'attacker', typ: 'at+jwt', jwk }).sign(privateKey);
     assertRefused(await call(own), 'the token was not signed by this server');
-    const ours = await new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid: keys.signingKey().kid, typ: 'at+jwt', jwk }).sign(privateKey);
+    const ours = await new SignJWT(claims())
+      .setProtectedHeader({ alg: 'ES256', kid: keys.signingKey().kid, typ: 'at+jwt', jwk })
+      .sign(privateKey);
     assertRefused(await call(ours), 'the token signature is invalid');
   });
 
@@ -143,7 +145,10 @@ describe('forged tokens are refused with 401', () => {
   });
 
   it('another issuer', async () => {
-    assertRefused(await call(await serverSigned({ iss: 'https://elsewhere.example' })), 'the token is invalid (unexpected "iss" claim value)');
+    assertRefused(
+      await call(await serverSigned({ iss: 'https://elsewhere.example' })),
+      'the token is invalid (unexpected "iss" claim value)',
+    );
   });
 
   it('another audience: another API, or the same API in the other environment', async () => {
@@ -160,7 +165,10 @@ describe('forged tokens are refused with 401', () => {
 
   it('issued in the future: an hour, ten years', async () => {
     for (const ahead of [3600, 10 * 365 * 86_400]) {
-      assertRefused(await call(await serverSigned({ iat: now() + ahead, exp: now() + ahead + 3600 })), 'the token was issued in the future');
+      assertRefused(
+        await call(await serverSigned({ iat: now() + ahead, exp: now() + ahead + 3600 })),
+        'the token was issued in the future',
+      );
     }
     // Within the clock skew allowed: accepted.
     assert.equal((await call(await serverSigned({ iat: now() + 30, exp: now() + 3600 }))).status, 200);
@@ -188,7 +196,8 @@ describe('forged tokens are refused with 401', () => {
   });
 
   it('not a JWT at all', async () => {
-    for (const token of ['abc', 'a.b.c', `${b64('{')}.${b64('{')}.x`]) assertRefused(await call(token), 'the token is not a well-formed JWT');
+    for (const token of ['abc', 'a.b.c', `${b64('{')}.${b64('{')}.x`])
+      assertRefused(await call(token), 'the token is not a well-formed JWT');
   });
 
   it("a disabled client's token, still within its lifetime", async () => {
@@ -202,7 +211,13 @@ describe('forged tokens are refused with 401', () => {
 describe('guessing secrets at the token endpoint', () => {
   function tokenRequest(clientId: string, secret: string) {
     return http('POST', `${server.base}/oauth/token`, {
-      body: { grant_type: 'client_credentials', client_id: clientId, client_secret: secret, audience: server.base + ROOT, intermediary_id: 'agency-1' },
+      body: {
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: secret,
+        audience: server.base + ROOT,
+        intermediary_id: 'agency-1',
+      },
     });
   }
 
@@ -246,7 +261,13 @@ describe('guessing secrets at the token endpoint', () => {
     const second = await startTestServer(database);
     try {
       const result = await http('POST', `${second.base}/oauth/token`, {
-        body: { grant_type: 'client_credentials', client_id: victim.clientId, client_secret: victim.secret, audience: second.base + ROOT, intermediary_id: 'agency-1' },
+        body: {
+          grant_type: 'client_credentials',
+          client_id: victim.clientId,
+          client_secret: victim.secret,
+          audience: second.base + ROOT,
+          intermediary_id: 'agency-1',
+        },
       });
       assert.equal(result.status, 429);
     } finally {

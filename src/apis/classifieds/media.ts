@@ -22,7 +22,8 @@ const ACCEPTED_TYPES: Record<string, (contentType: string) => boolean> = {
   PICTURE: (type) => type.startsWith('image/'),
   PANORAMA: (type) => type.startsWith('image/'),
   VIDEO: (type) => type.startsWith('video/') || type === 'text/html' || type === 'application/x-mpegurl',
-  VIRTUAL_TOUR: (type) => type === 'text/html' || type === 'application/xhtml+xml' || type.startsWith('image/') || type.startsWith('video/'),
+  VIRTUAL_TOUR: (type) =>
+    type === 'text/html' || type === 'application/xhtml+xml' || type.startsWith('image/') || type.startsWith('video/'),
 };
 
 interface Outcome {
@@ -101,7 +102,10 @@ export function planMedia(media: readonly MediaItem[], known: readonly KnownMedi
 
 /** Downloads the media, a few at once; each outcome in the order of `items`. */
 export async function fetchMedia(items: readonly MediaItem[], context: WorkContext): Promise<MediaOutcome[]> {
-  const outbound = sharedOutbound(context.config, { allowPrivateTargets: context.config.allowPrivateTargets, userAgent: 'immogate-media/1.0' });
+  const outbound = sharedOutbound(context.config, {
+    allowPrivateTargets: context.config.allowPrivateTargets,
+    userAgent: 'immogate-media/1.0',
+  });
   return inParallel(items, DOWNLOADS_AT_ONCE, async (item) => ({ url: item.url, ...(await download(outbound, item, context.signal)) }));
 }
 

@@ -60,7 +60,8 @@ function extend(node: Node, additions: Node): void {
   for (const [key, value] of Object.entries(additions)) {
     const existing = node[key];
     if (existing === undefined) node[key] = value;
-    else if (Array.isArray(existing) && Array.isArray(value)) node[key] = [...existing, ...value.filter((item) => !existing.includes(item))];
+    else if (Array.isArray(existing) && Array.isArray(value))
+      node[key] = [...existing, ...value.filter((item) => !existing.includes(item))];
     else if (existing !== value) throw new Error(`caas OpenAPI overlay: would change ${key} of the reference`);
     if (!marked.includes(key)) marked.push(key);
   }
@@ -119,7 +120,10 @@ function overlayOperations(document: Node): void {
   });
   for (const operationId of ['createClassified', 'updateClassified', 'deleteClassified'] as const) {
     const accepted = at(responses(operationId), '/202/headers');
-    add(accepted, 'ETag', { schema: ETAG, description: 'The revision this write creates, as GET /classifieds/{classifiedId} will show it' });
+    add(accepted, 'ETag', {
+      schema: ETAG,
+      description: 'The revision this write creates, as GET /classifieds/{classifiedId} will show it',
+    });
   }
 
   // Answers immogate gives where the reference lists none: a bad parameter or User-Agent, a token

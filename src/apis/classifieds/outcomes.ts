@@ -34,7 +34,11 @@ function statementsFor(writes: ProcessingWrite[]): { statements: Statement[]; fi
   const statements: Statement[] = [];
   const statuses = writes.flatMap((write) => write.statuses);
   if (statuses.length > 0) {
-    statements.push({ name: 'caas.record_statuses', text: `WITH ${statusInput('recorded', '$1')}, ${recordStatuses('recorded')} SELECT 1`, values: [statusesJson(statuses)] });
+    statements.push({
+      name: 'caas.record_statuses',
+      text: `WITH ${statusInput('recorded', '$1')}, ${recordStatuses('recorded')} SELECT 1`,
+      values: [statusesJson(statuses)],
+    });
   }
   const deleted = writes.filter((write) => write.deleted).map((write) => write.classifiedId);
   if (deleted.length > 0) {
@@ -54,7 +58,9 @@ function statementsFor(writes: ProcessingWrite[]): { statements: Statement[]; fi
                FROM jsonb_to_recordset($1::jsonb) AS o (classified_id uuid, revision integer, url text, status text, content_type text, size_bytes bigint, error text)
               WHERE m.classified_id = ANY ($2::uuid[]) AND m.classified_id = o.classified_id AND m.url = o.url`,
       values: [
-        mediaOutcomesJson(fetched.map(({ write, outcome }) => ({ ...outcome, classifiedId: write.classifiedId, revision: write.revision }))),
+        mediaOutcomesJson(
+          fetched.map(({ write, outcome }) => ({ ...outcome, classifiedId: write.classifiedId, revision: write.revision })),
+        ),
         [...new Set(fetched.map(({ write }) => write.classifiedId))],
       ],
     });
@@ -74,7 +80,11 @@ function statementsFor(writes: ProcessingWrite[]): { statements: Statement[]; fi
   if (finishing.length > 0) {
     const ids = finishing.map((write) => write.classifiedId);
     // In one order for every transaction that takes several of these locks: no deadlock between them.
-    statements.push({ name: 'caas.lock_for_finish', text: 'SELECT 1 FROM classifieds WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE', values: [ids] });
+    statements.push({
+      name: 'caas.lock_for_finish',
+      text: 'SELECT 1 FROM classifieds WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
+      values: [ids],
+    });
     finishIndex = statements.length;
     statements.push({
       name: 'caas.finish',
@@ -103,7 +113,9 @@ async function writeGroup(pool: pg.Pool, writes: ProcessingWrite[]): Promise<Pro
       return alone!.value;
     });
   }
-  const finished = new Set(finishIndex === undefined ? [] : results[finishIndex]!.rows.map((row: { classified_id: string }) => row.classified_id));
+  const finished = new Set(
+    finishIndex === undefined ? [] : results[finishIndex]!.rows.map((row: { classified_id: string }) => row.classified_id),
+  );
   return writes.map((write) => ({ status: 'fulfilled', value: write.finishedBy !== undefined && finished.has(write.classifiedId) }));
 }
 

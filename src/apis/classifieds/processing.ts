@@ -83,7 +83,11 @@ function rejectionDetails(rejected: { portal: string; violations: Violation[] }[
 }
 
 /** The outcome statuses of a POST or PUT by the portals' rules, and whether every portal refused it. */
-function ruleOutcome(classified: Classified, operation: Operation, statusOf: StatusOf): { refusedEverywhere: boolean; accepted: string[]; statuses: NewStatus[] } {
+function ruleOutcome(
+  classified: Classified,
+  operation: Operation,
+  statusOf: StatusOf,
+): { refusedEverywhere: boolean; accepted: string[]; statuses: NewStatus[] } {
   const words = OUTCOMES[operation];
   const outcome = applyRules(classified);
   const statuses: NewStatus[] = [];
@@ -113,7 +117,12 @@ function ruleOutcome(classified: Classified, operation: Operation, statusOf: Sta
 }
 
 /** Processes one revision; resolves to whether the classified's work ended (see ProcessingWrite.finishedBy). */
-async function processRevision(claimed: ClaimedClassified, revision: PendingRevision, last: boolean, context: WorkContext): Promise<boolean> {
+async function processRevision(
+  claimed: ClaimedClassified,
+  revision: PendingRevision,
+  last: boolean,
+  context: WorkContext,
+): Promise<boolean> {
   const { pool } = context;
   const id = claimed.classified_id;
   const statusOf = statusFactory(id, revision);
@@ -140,7 +149,11 @@ async function processRevision(claimed: ClaimedClassified, revision: PendingRevi
   for (const result of fetched) {
     const row = claimed.media.find((known) => known.url === result.url);
     if (row) Object.assign(row, { fetch_status: result.status, fetch_error: result.error, fetched_revision: revision.revision });
-    if (result.error !== null) context.logger.info({ classifiedId: id, revision: revision.revision, status: result.status, reason: result.error }, 'a media could not be used');
+    if (result.error !== null)
+      context.logger.info(
+        { classifiedId: id, revision: revision.revision, status: result.status, reason: result.error },
+        'a media could not be used',
+      );
   }
   const media = mediaStatuses(plan.wanted, claimed.media, revision.revision);
   const failed = media.filter((item) => item.status === 'DOWNLOADING_FAILED' || item.status === 'CREATING_FAILED').length;
@@ -160,14 +173,23 @@ async function processClassified(claimed: ClaimedClassified, context: WorkContex
   while (work) {
     let finished = false;
     if (work.revisions.length === 0) {
-      finished = await commitProcessing(context.pool, { classifiedId: work.classified_id, revision: 0, statuses: [], finishedBy: context.workerId });
+      finished = await commitProcessing(context.pool, {
+        classifiedId: work.classified_id,
+        revision: 0,
+        statuses: [],
+        finishedBy: context.workerId,
+      });
     }
     for (const [index, revision] of work.revisions.entries()) {
       finished = await processRevision(work, revision, index === work.revisions.length - 1, context);
     }
     if (finished) return;
     // More revisions were acknowledged meanwhile: look again while the claim is ours.
-    const { rows } = await context.pool.query<ClaimedClassified>({ name: 'caas.reload', text: RELOAD, values: [claimed.classified_id, context.workerId] });
+    const { rows } = await context.pool.query<ClaimedClassified>({
+      name: 'caas.reload',
+      text: RELOAD,
+      values: [claimed.classified_id, context.workerId],
+    });
     work = rows[0];
   }
 }
@@ -177,7 +199,11 @@ export const processingStream: WorkStream<ClaimedClassified> = {
   name: PROCESSING_STREAM,
   concurrency: (config: Config) => config.workerConcurrency,
   async claim(context, limit) {
-    const { rows } = await context.pool.query<ClaimedClassified>({ name: 'caas.claim', text: CLAIM, values: [context.workerId, context.leaseSeconds, limit] });
+    const { rows } = await context.pool.query<ClaimedClassified>({
+      name: 'caas.claim',
+      text: CLAIM,
+      values: [context.workerId, context.leaseSeconds, limit],
+    });
     return rows;
   },
   key: (claimed) => claimed.classified_id,
@@ -193,7 +219,12 @@ export const processingStream: WorkStream<ClaimedClassified> = {
     await context.pool.query(
       `UPDATE caas_processing_queue SET due_at = now() + make_interval(secs => $3), claimed_by = NULL, last_error = $4
         WHERE classified_id = $1 AND claimed_by = $2`,
-      [claimed.classified_id, context.workerId, interrupted ? 0 : backoffSeconds(claimed.attempts), interrupted ? null : (error as Error).message],
+      [
+        claimed.classified_id,
+        context.workerId,
+        interrupted ? 0 : backoffSeconds(claimed.attempts),
+        interrupted ? null : (error as Error).message,
+      ],
     );
   },
   async nextDue(context) {

@@ -32,7 +32,8 @@ export function encodeCursor(kind: CursorKind, seq: number): string {
 
 export function decodeCursor(kind: CursorKind, token: string): number {
   const seq = decodeSeqToken(CURSOR_KINDS[kind], token);
-  if (seq === undefined) throw badRequest([{ name: 'nextToken', reason: 'is not a nextToken this endpoint returned.' }], 'requestParameter');
+  if (seq === undefined)
+    throw badRequest([{ name: 'nextToken', reason: 'is not a nextToken this endpoint returned.' }], 'requestParameter');
   return seq;
 }
 

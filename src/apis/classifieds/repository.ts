@@ -121,7 +121,13 @@ export interface CurrentRow {
  * or null for a DELETE) would collide with: another live classified with its offererEstateId,
  * another classified's media URL.
  */
-export async function lockCurrent(client: pg.ClientBase, id: string, payload: string | null, offererEstateId: string | null, urls: readonly string[]): Promise<CurrentRow | undefined> {
+export async function lockCurrent(
+  client: pg.ClientBase,
+  id: string,
+  payload: string | null,
+  offererEstateId: string | null,
+  urls: readonly string[],
+): Promise<CurrentRow | undefined> {
   // Unnamed, so planned with the stats of the moment: a plan kept from when the table was small
   // would look the offererEstateId up through the agency's listing index (see createClassifieds).
   const { rows } = await client.query<CurrentRow>({
@@ -139,7 +145,9 @@ export async function lockCurrent(client: pg.ClientBase, id: string, payload: st
 
 /** The live classified with this offererEstateId (explaining a duplicate found by its unique index). */
 export async function findByOffererEstateId(client: pg.ClientBase, offererEstateId: string): Promise<string | undefined> {
-  const { rows } = await client.query<{ id: string }>('SELECT id FROM classifieds WHERE offerer_estate_id = $1 AND deleted_at IS NULL', [offererEstateId]);
+  const { rows } = await client.query<{ id: string }>('SELECT id FROM classifieds WHERE offerer_estate_id = $1 AND deleted_at IS NULL', [
+    offererEstateId,
+  ]);
   return rows[0]?.id;
 }
 

@@ -17,6 +17,7 @@ export const retentionTask: ScheduledTask = {
       [config.deliveryRetentionDays],
       signal,
     );
-    if (deleted > 0) logger.info({ deleted, days: config.deliveryRetentionDays }, 'removed deleted classifieds past their retention, with their statuses');
+    if (deleted > 0)
+      logger.info({ deleted, days: config.deliveryRetentionDays }, 'removed deleted classifieds past their retention, with their statuses');
   },
 };

@@ -83,7 +83,12 @@ const RULES: readonly Rule[] = [
       const length = longestText(classified.data.texts?.description);
       return length >= 160
         ? []
-        : [{ field: 'data.texts.description', reason: `must have at least 160 characters in one language to publish on BD, got ${length}` }];
+        : [
+            {
+              field: 'data.texts.description',
+              reason: `must have at least 160 characters in one language to publish on BD, got ${length}`,
+            },
+          ];
     },
   },
   {
@@ -104,7 +109,12 @@ const RULES: readonly Rule[] = [
       const amount = Math.max(rent?.baseRent?.amount ?? 0, rent?.totalRent?.amount ?? 0);
       return amount > 0
         ? []
-        : [{ field: 'data.prices.rent.baseRent.amount', reason: 'or data.prices.rent.totalRent.amount must be greater than 0 for a rental on SL' }];
+        : [
+            {
+              field: 'data.prices.rent.baseRent.amount',
+              reason: 'or data.prices.rent.totalRent.amount must be greater than 0 for a rental on SL',
+            },
+          ];
     },
   },
 ];

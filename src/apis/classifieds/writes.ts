@@ -94,7 +94,13 @@ async function onUniqueViolation<T>(fn: () => Promise<T>, explain: (constraint: 
   }
 }
 
-async function duplicateProblem(pool: pg.Pool, tenant: Tenant, constraint: string, payload: Classified, selfId: string): Promise<Problem | undefined> {
+async function duplicateProblem(
+  pool: pg.Pool,
+  tenant: Tenant,
+  constraint: string,
+  payload: Classified,
+  selfId: string,
+): Promise<Problem | undefined> {
   return withTenant(pool, tenant, async (client) => {
     if (constraint === 'classifieds_offerer_estate_id') {
       const offererEstateId = payload.data.metaData.source.offererEstateId;
@@ -146,7 +152,9 @@ interface CreateRequest {
 function disjointRounds(requests: CreateRequest[]): CreateRequest[][] {
   const rounds: { estateIds: Set<string>; urls: Set<string>; requests: CreateRequest[] }[] = [];
   for (const request of requests) {
-    let round = rounds.find((candidate) => !candidate.estateIds.has(request.offererEstateId) && request.urls.every((url) => !candidate.urls.has(url)));
+    let round = rounds.find(
+      (candidate) => !candidate.estateIds.has(request.offererEstateId) && request.urls.every((url) => !candidate.urls.has(url)),
+    );
     if (!round) rounds.push((round = { estateIds: new Set(), urls: new Set(), requests: [] }));
     round.estateIds.add(request.offererEstateId);
     for (const url of request.urls) round.urls.add(url);
@@ -158,9 +166,12 @@ function disjointRounds(requests: CreateRequest[]): CreateRequest[][] {
 function createStatement(tenant: Tenant, requests: CreateRequest[]): Statement {
   // The payloads' JSON is put in as it came, not serialised again.
   const classifieds = requests.map(
-    (request, n) => `{"n":${n},"id":"${request.id}","offerer_estate_id":${JSON.stringify(request.offererEstateId)},"payload":${request.json}}`,
+    (request, n) =>
+      `{"n":${n},"id":"${request.id}","offerer_estate_id":${JSON.stringify(request.offererEstateId)},"payload":${request.json}}`,
   );
-  const statuses = requests.map((request) => received(tenant, { id: request.id, revision: 1, operation: 'POST', portals: request.payload.portals }));
+  const statuses = requests.map((request) =>
+    received(tenant, { id: request.id, revision: 1, operation: 'POST', portals: request.payload.portals }),
+  );
   return repository.createClassifieds(tenant.environment, tenant.agencyId, `[${classifieds.join(',')}]`, statusesJson(statuses));
 }
 
@@ -168,7 +179,10 @@ function createStatement(tenant: Tenant, requests: CreateRequest[]): Statement {
 function createResult(outcome: repository.CreateOutcome, request: CreateRequest): PromiseSettledResult<void> | undefined {
   if (outcome.created) return { status: 'fulfilled', value: undefined };
   if (outcome.media_url !== null) {
-    return { status: 'rejected', reason: duplicatedMedia({ url: outcome.media_url, media_id: outcome.media_id!, classified_id: outcome.media_owner! }) };
+    return {
+      status: 'rejected',
+      reason: duplicatedMedia({ url: outcome.media_url, media_id: outcome.media_id!, classified_id: outcome.media_owner! }),
+    };
   }
   if (outcome.taken_by !== null) return { status: 'rejected', reason: duplicatedClassified(request.offererEstateId, outcome.taken_by) };
   return undefined;
@@ -235,10 +249,22 @@ function creatorFor(pool: pg.Pool): Batcher<CreateRequest, void> {
 }
 
 /** `json` is the payload as JSON text, if the caller has it already. */
-export async function createClassified(pool: pg.Pool, tenant: Tenant, payload: Classified, json = JSON.stringify(payload)): Promise<Acknowledgement> {
+export async function createClassified(
+  pool: pg.Pool,
+  tenant: Tenant,
+  payload: Classified,
+  json = JSON.stringify(payload),
+): Promise<Acknowledgement> {
   checkBody(payload);
   const id = randomUUID();
-  await creatorFor(pool).submit({ tenant, id, payload, json, offererEstateId: payload.data.metaData.source.offererEstateId, urls: mediaUrls(payload) });
+  await creatorFor(pool).submit({
+    tenant,
+    id,
+    payload,
+    json,
+    offererEstateId: payload.data.metaData.source.offererEstateId,
+    urls: mediaUrls(payload),
+  });
   return { classifiedId: id, revision: 1 };
 }
 
@@ -304,7 +330,16 @@ export async function deleteClassified(pool: pg.Pool, tenant: Tenant, id: string
     if (current.delete_requested_at !== null) return { classifiedId: id, revision: current.revision };
     const revision = current.revision + 1;
     const status = received(tenant, { id, revision, operation: 'DELETE', portals: current.portals });
-    await execute(client, repository.requestDelete({ id, environment: tenant.environment, agencyId: tenant.agencyId, revision, received: statusesJson([status]) }));
+    await execute(
+      client,
+      repository.requestDelete({
+        id,
+        environment: tenant.environment,
+        agencyId: tenant.agencyId,
+        revision,
+        received: statusesJson([status]),
+      }),
+    );
     return { classifiedId: id, revision };
   });
 }

@@ -8,5 +8,9 @@ import type { Statement } from '../../platform/db/pool.js';
  * or cancels that lead's notifications) without the leads locking the subscription rows they read.
  */
 export function ingestionLock(environment: string, agencyId: string): Statement {
-  return { name: 'leads.lock_ingestion', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', values: [`leads:${environment}:${agencyId}`] };
+  return {
+    name: 'leads.lock_ingestion',
+    text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))',
+    values: [`leads:${environment}:${agencyId}`],
+  };
 }

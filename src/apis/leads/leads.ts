@@ -148,11 +148,19 @@ function checkPeriod(query: LeadQuery): void {
 export async function listLeads(pool: pg.Pool, tenant: Tenant, query: LeadQuery): Promise<LeadPage> {
   checkPeriod(query);
   const rows = await withTenant(pool, tenant, async (client) => {
-    const params: unknown[] = [tenant.environment, tenant.agencyId, new Date(query.minDate * 1000), new Date(query.maxDate * 1000), query.limit + 1];
+    const params: unknown[] = [
+      tenant.environment,
+      tenant.agencyId,
+      new Date(query.minDate * 1000),
+      new Date(query.maxDate * 1000),
+      query.limit + 1,
+    ];
     let after = '';
     if (query.start !== undefined) {
       // As text: ingested_at has microseconds, a JavaScript Date only milliseconds.
-      const found = await client.query<{ at: string; seq: number }>('SELECT ingested_at::text AS at, seq FROM leads WHERE id = $1', [query.start]);
+      const found = await client.query<{ at: string; seq: number }>('SELECT ingested_at::text AS at, seq FROM leads WHERE id = $1', [
+        query.start,
+      ]);
       const start = found.rows[0];
       if (!start) throw badRequest([{ name: 'start', reason: 'must be the leadId of a lead of this agency.' }], 'requestParameter');
       after = `AND (ingested_at, seq) > ($${params.push(start.at)}::timestamptz, $${params.push(start.seq)})`;

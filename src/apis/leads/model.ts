@@ -54,7 +54,8 @@ export interface LeadRow {
 }
 
 export function toLead(row: LeadRow): Lead {
-  const name = row.erased_at !== null ? null : [row.first_name, row.last_name].filter((part) => part !== null && part !== '').join(' ') || null;
+  const name =
+    row.erased_at !== null ? null : [row.first_name, row.last_name].filter((part) => part !== null && part !== '').join(' ') || null;
   return {
     metadata: {
       leadId: row.id,

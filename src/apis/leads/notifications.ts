@@ -35,6 +35,8 @@ export type LeadRedeliveryTarget = { deliveryId: string } | { since: Date; envir
 export async function redeliverLeadNotifications(pool: pg.Pool, target: LeadRedeliveryTarget): Promise<Redelivery> {
   const result = await redeliverWebhooks(pool, { ...target, source: SOURCE }, { [SOURCE]: deliveryHooks });
   // An operator of the lead API knows them as notifications.
-  const skipped = result.skipped.map((skip) => (skip.reason === SKIP_REASONS.UNKNOWN ? { ...skip, reason: 'no lead notification has this id' } : skip));
+  const skipped = result.skipped.map((skip) =>
+    skip.reason === SKIP_REASONS.UNKNOWN ? { ...skip, reason: 'no lead notification has this id' } : skip,
+  );
   return { ...result, skipped };
 }

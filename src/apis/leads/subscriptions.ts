@@ -7,7 +7,14 @@ import type { Tenant } from '../../platform/db/tenant.js';
 import { execute } from '../../platform/db/pool.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { ingestionLock } from './ingestionLock.js';
-import { cancelDeliveries, lastSuccess, recentAttempts, retargetDeliveries, type DeliverySourceHooks, type GoneContext } from '../../platform/delivery/index.js';
+import {
+  cancelDeliveries,
+  lastSuccess,
+  recentAttempts,
+  retargetDeliveries,
+  type DeliverySourceHooks,
+  type GoneContext,
+} from '../../platform/delivery/index.js';
 import { decodeToken, encodeToken } from '../../platform/http/cursors.js';
 import { badRequest, notFound, type Problem } from '../../platform/http/problems.js';
 
@@ -46,7 +53,13 @@ const COLUMNS = `id, url, status, created_at, updated_at,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS cursor_time`;
 
 function toSubscription(row: SubscriptionRow): Subscription {
-  return { subscriptionId: row.id, url: row.url, status: row.status, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() };
+  return {
+    subscriptionId: row.id,
+    url: row.url,
+    status: row.status,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
 }
 
 function subscriptionNotFound(id: string): Problem {
@@ -103,18 +116,32 @@ export interface SubscriptionPage {
   items: Subscription[];
 }
 
-export async function listSubscriptions(pool: pg.Pool, tenant: Tenant, query: { limit: number; nextToken?: string }): Promise<SubscriptionPage> {
+export async function listSubscriptions(
+  pool: pg.Pool,
+  tenant: Tenant,
+  query: { limit: number; nextToken?: string },
+): Promise<SubscriptionPage> {
   const after = query.nextToken === undefined ? undefined : decodeCursor(query.nextToken);
   const rows = await withTenant(pool, tenant, async (client) => {
     const params: unknown[] = [query.limit + 1];
-    const where = after === undefined ? '' : `WHERE (created_at, id) > ($${params.push(after[0])}::timestamp AT TIME ZONE 'UTC', $${params.push(after[1])}::uuid)`;
-    const result = await client.query<SubscriptionRow>(`SELECT ${COLUMNS} FROM lead_webhook_subscriptions ${where} ORDER BY created_at, id LIMIT $1`, params);
+    const where =
+      after === undefined
+        ? ''
+        : `WHERE (created_at, id) > ($${params.push(after[0])}::timestamp AT TIME ZONE 'UTC', $${params.push(after[1])}::uuid)`;
+    const result = await client.query<SubscriptionRow>(
+      `SELECT ${COLUMNS} FROM lead_webhook_subscriptions ${where} ORDER BY created_at, id LIMIT $1`,
+      params,
+    );
     return result.rows;
   });
   // The extra row only tells whether another page follows.
   const items = rows.slice(0, query.limit);
   const last = items.at(-1);
-  const metadata = { count: items.length, limit: query.limit, ...(rows.length > query.limit && last ? { nextToken: encodeCursor(last) } : {}) };
+  const metadata = {
+    count: items.length,
+    limit: query.limit,
+    ...(rows.length > query.limit && last ? { nextToken: encodeCursor(last) } : {}),
+  };
   return { metadata, items: items.map(toSubscription) };
 }
 
@@ -132,7 +159,13 @@ export interface SubscriptionChanges {
  * and retries of old leads would otherwise keep arriving for hours; the leads stay readable through
  * GET /leads and an operator can still redeliver one by id.
  */
-export async function updateSubscription(pool: pg.Pool, sealer: Sealer, tenant: Tenant, id: string, changes: SubscriptionChanges): Promise<Subscription> {
+export async function updateSubscription(
+  pool: pg.Pool,
+  sealer: Sealer,
+  tenant: Tenant,
+  id: string,
+  changes: SubscriptionChanges,
+): Promise<Subscription> {
   const sealedKey = changes.apiKey === undefined ? null : sealer.seal(changes.apiKey, WEBHOOK_SECRET);
   const row = await withTenant(pool, tenant, async (client) => {
     await execute(client, ingestionLock(tenant.environment, tenant.agencyId));
@@ -185,7 +218,10 @@ export async function disableGone(client: pg.ClientBase, subscriptionId: string,
  * off (INACTIVE) or deleted (missing). FOR SHARE holds off a deactivation as well as a DELETE
  * until the redelivery commits; either then cancels what it queued.
  */
-export async function subscriptionStates(client: pg.ClientBase, subscriptionIds: readonly string[]): Promise<Map<string, SubscriptionStatus>> {
+export async function subscriptionStates(
+  client: pg.ClientBase,
+  subscriptionIds: readonly string[],
+): Promise<Map<string, SubscriptionStatus>> {
   const { rows } = await client.query<{ id: string; status: SubscriptionStatus }>(
     'SELECT id, status FROM lead_webhook_subscriptions WHERE id::text = ANY($1::text[]) FOR SHARE',
     [subscriptionIds],
@@ -245,4 +281,3 @@ export async function auditSubscription(pool: pg.Pool, tenant: Tenant, id: strin
     };
   });
 }
-

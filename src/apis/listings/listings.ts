@@ -84,7 +84,12 @@ function rejected(errors: FieldError[]): Problem {
  * `store` lets media uploaded straight to S3 be confirmed while attaching them (see attachMedia);
  * the write fails with the listing's media problems, and stores nothing, when one is not usable.
  */
-export async function createListing(pool: pg.Pool, tenant: Tenant, request: ListingRequest, store?: BlobStore): Promise<CreateAcknowledgement> {
+export async function createListing(
+  pool: pg.Pool,
+  tenant: Tenant,
+  request: ListingRequest,
+  store?: BlobStore,
+): Promise<CreateAcknowledgement> {
   const { errors, warnings } = checkListing(request);
   if (errors.length > 0) throw rejected(errors);
   const externalListingId = externalIdOf(request)!;
@@ -98,7 +103,8 @@ export async function createListing(pool: pg.Pool, tenant: Tenant, request: List
       [randomUUID(), tenant.environment, tenant.agencyId, externalListingId, request.data.estateType, isPublished(request), request],
     );
     const listingId = rows[0]?.id;
-    if (listingId === undefined) throw rejected([{ name: EXTERNAL_ID_POINTER, reason: `externalListingId "${externalListingId}" already exists.` }]);
+    if (listingId === undefined)
+      throw rejected([{ name: EXTERNAL_ID_POINTER, reason: `externalListingId "${externalListingId}" already exists.` }]);
     await attachMedia(client, tenant, listingId, mediaIdsOf(request), store);
     return { requestId: randomUUID(), listingId, externalListingId, warnings };
   });
@@ -179,7 +185,8 @@ function encodePageToken(seq: number): string {
 
 function decodePageToken(token: string): number {
   const seq = decodeSeqToken('l', token);
-  if (seq === undefined) throw badRequest([{ name: 'nextPageToken', reason: 'is not a nextPageToken this endpoint returned.' }], 'requestParameter');
+  if (seq === undefined)
+    throw badRequest([{ name: 'nextPageToken', reason: 'is not a nextPageToken this endpoint returned.' }], 'requestParameter');
   return seq;
 }
 

@@ -103,7 +103,13 @@ export interface CreateMediaOptions {
  * POST /medias. An externalMediaId is unique per agency and environment; it may be reused only
  * when its earlier URL expired without an upload having been confirmed (the client is retrying).
  */
-export async function createMedia(pool: pg.Pool, store: BlobStore, tenant: TenantRef, media: NewMedia, options: CreateMediaOptions): Promise<MediaCreated> {
+export async function createMedia(
+  pool: pg.Pool,
+  store: BlobStore,
+  tenant: TenantRef,
+  media: NewMedia,
+  options: CreateMediaOptions,
+): Promise<MediaCreated> {
   const contentType = contentTypeOf(media.fileName);
   if (contentType === undefined) {
     const allowed = Object.keys(MEDIA_CONTENT_TYPES).join(', ');
@@ -118,7 +124,10 @@ export async function createMedia(pool: pg.Pool, store: BlobStore, tenant: Tenan
     expiresInSeconds: UPLOAD_URL_SECONDS,
     uploadBaseUrl: options.uploadBaseUrl,
   });
-  const taken = badRequest([{ name: '/externalMediaId', reason: `is already used by a media of this agency: "${media.externalMediaId}".` }], 'body');
+  const taken = badRequest(
+    [{ name: '/externalMediaId', reason: `is already used by a media of this agency: "${media.externalMediaId}".` }],
+    'body',
+  );
   const replaced = await withTenant(pool, tenant, async (client) => {
     const { rows } = await client.query<Pick<MediaRow, 'state' | 'storage_key' | 'upload_expires_at'>>(
       `SELECT state, storage_key, upload_expires_at FROM listing_media
@@ -126,7 +135,16 @@ export async function createMedia(pool: pg.Pool, store: BlobStore, tenant: Tenan
       [tenant.environment, tenant.agencyId, media.externalMediaId],
     );
     const existing = rows[0];
-    const values = [tenant.environment, tenant.agencyId, media.externalMediaId, media.fileName, key, contentType, upload.expiresAt, UNATTACHED_GRACE_SECONDS];
+    const values = [
+      tenant.environment,
+      tenant.agencyId,
+      media.externalMediaId,
+      media.fileName,
+      key,
+      contentType,
+      upload.expiresAt,
+      UNATTACHED_GRACE_SECONDS,
+    ];
     if (existing) {
       if (existing.state !== 'AWAITING_UPLOAD' || existing.upload_expires_at > now) throw taken;
       await client.query(
@@ -159,7 +177,13 @@ export async function createMedia(pool: pg.Pool, store: BlobStore, tenant: Tenan
  * gives a 400 naming `/media/<i>/externalMediaId`. `store` is needed only to confirm uploads
  * made straight to S3; without it such media count as not uploaded.
  */
-export async function attachMedia(client: Db, tenant: TenantRef, listingId: string, externalMediaIds: string[], store?: BlobStore): Promise<void> {
+export async function attachMedia(
+  client: Db,
+  tenant: TenantRef,
+  listingId: string,
+  externalMediaIds: string[],
+  store?: BlobStore,
+): Promise<void> {
   const errors: FieldError[] = [];
   const first = new Map<string, number>();
   const { rows } = await client.query<MediaRow>(
@@ -183,7 +207,11 @@ export async function attachMedia(client: Db, tenant: TenantRef, listingId: stri
     } else if (row.state === 'AWAITING_UPLOAD') {
       const upload = store?.kind === 's3' ? await confirmRemoteUpload(store, row) : 'missing';
       if (typeof upload === 'number') confirmed.push({ id, size: upload });
-      else errors.push({ name, reason: upload === 'missing' ? `has not been uploaded yet: PUT the file to its presignedURL first ("${id}").` : upload });
+      else
+        errors.push({
+          name,
+          reason: upload === 'missing' ? `has not been uploaded yet: PUT the file to its presignedURL first ("${id}").` : upload,
+        });
     } else if (row.state === 'ATTACHED' && row.listing_id !== null && row.listing_id !== listingId) {
       errors.push({ name, reason: `is attached to another listing ("${id}").` });
     }
@@ -237,12 +265,20 @@ export async function detachListingMedia(client: Db, listingId: string): Promise
 }
 
 /** The media a listing references, in no particular order (for reads and tests). */
-export async function listingMedia(client: Db, listingId: string): Promise<{ externalMediaId: string; fileName: string; contentType: string; sizeBytes: number | null }[]> {
+export async function listingMedia(
+  client: Db,
+  listingId: string,
+): Promise<{ externalMediaId: string; fileName: string; contentType: string; sizeBytes: number | null }[]> {
   const { rows } = await client.query<{ external_media_id: string; file_name: string; content_type: string; size_bytes: number | null }>(
     'SELECT external_media_id, file_name, content_type, size_bytes FROM listing_media WHERE listing_id = $1 ORDER BY external_media_id',
     [listingId],
   );
-  return rows.map((row) => ({ externalMediaId: row.external_media_id, fileName: row.file_name, contentType: row.content_type, sizeBytes: row.size_bytes }));
+  return rows.map((row) => ({
+    externalMediaId: row.external_media_id,
+    fileName: row.file_name,
+    contentType: row.content_type,
+    sizeBytes: row.size_bytes,
+  }));
 }
 
 export interface UploadRequest {
@@ -273,12 +309,23 @@ function conflict(detail: string): Problem {
  * blob only if the row is still awaiting its upload (two racing PUTs: one wins, one gets 409).
  * A refused or broken upload leaves nothing behind and does not use the URL up.
  */
-export async function receiveUpload(pool: pg.Pool, store: LocalBlobStore, upload: UploadRequest, maxBytes = MAX_MEDIA_BYTES, now = Date.now()): Promise<UploadResult> {
+export async function receiveUpload(
+  pool: pg.Pool,
+  store: LocalBlobStore,
+  upload: UploadRequest,
+  maxBytes = MAX_MEDIA_BYTES,
+  now = Date.now(),
+): Promise<UploadResult> {
   // The upload route is public: it acts for whichever tenant the signed key belongs to.
-  const { rows } = await pool.query<MediaRow>('SELECT environment, state, content_type FROM listing_media WHERE storage_key = $1', [upload.key]);
+  const { rows } = await pool.query<MediaRow>('SELECT environment, state, content_type FROM listing_media WHERE storage_key = $1', [
+    upload.key,
+  ]);
   const row = rows[0];
   if (!row || row.environment !== upload.environment) throw forbidden(INVALID_URL);
-  const verdict = store.verifyUpload({ key: upload.key, contentType: row.content_type, maxBytes, expires: upload.expires, signature: upload.signature }, now);
+  const verdict = store.verifyUpload(
+    { key: upload.key, contentType: row.content_type, maxBytes, expires: upload.expires, signature: upload.signature },
+    now,
+  );
   if (verdict === 'invalid') throw forbidden(INVALID_URL);
   if (verdict === 'expired') throw forbidden('The upload URL has expired: request a new one with POST /medias');
   if (row.state !== 'AWAITING_UPLOAD') throw conflict(USED_UP);
@@ -319,7 +366,13 @@ export async function receiveUpload(pool: pg.Pool, store: LocalBlobStore, upload
  * fails is logged and left behind, never a row without its blob), and media whose listing row
  * disappeared without letting go of them. Returns how many were deleted.
  */
-export async function sweepMedia(pool: pg.Pool, store: BlobStore, logger: Pick<Logger, 'warn'>, now = new Date(), batch = 500): Promise<number> {
+export async function sweepMedia(
+  pool: pg.Pool,
+  store: BlobStore,
+  logger: Pick<Logger, 'warn'>,
+  now = new Date(),
+  batch = 500,
+): Promise<number> {
   let deleted = 0;
   // Bounded: a backlog larger than this is finished by the next run.
   for (let round = 0; round < 100; round++) {

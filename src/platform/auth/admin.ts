@@ -13,7 +13,9 @@ export function installAdminGuard(app: FastifyInstance, adminToken: string | und
   app.addHook('onRequest', async (request) => {
     if (expected === undefined) throw notFound(`No resource at ${request.method} ${request.url.split('?')[0]}`);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    const given = createHash('sha256').update(match?.[1] ?? '').digest();
+    const given = createHash('sha256')
+      .update(match?.[1] ?? '')
+      .digest();
     if (!match || !timingSafeEqual(given, expected)) throw unauthorized('The operator endpoints need Authorization: Bearer <ADMIN_TOKEN>');
   });
 }

@@ -129,7 +129,10 @@ function checkAudience(params: Record<string, string>, known: Audience[]): Audie
   const wanted = required(params, 'audience');
   const audience = known.find((candidate) => candidate.url === wanted.replace(/\/+$/, ''));
   if (!audience) {
-    throw new OAuthError('invalid_target', `audience "${wanted}" is not an API root of this server; use one of ${known.map((a) => a.url).join(', ')}`);
+    throw new OAuthError(
+      'invalid_target',
+      `audience "${wanted}" is not an API root of this server; use one of ${known.map((a) => a.url).join(', ')}`,
+    );
   }
   return audience;
 }

@@ -63,7 +63,10 @@ export class LocalBlobStore implements BlobStore {
       sealer.seal(randomBytes(32), BLOB_KEY_PURPOSE),
     ]);
     const { rows } = await pool.query<{ secret_sealed: string }>('SELECT secret_sealed FROM blob_signing_keys WHERE id = 1');
-    return new LocalBlobStore(path.join(dataDir, 'blobs'), sealer.unsealBytes((rows[0] as { secret_sealed: string }).secret_sealed, BLOB_KEY_PURPOSE));
+    return new LocalBlobStore(
+      path.join(dataDir, 'blobs'),
+      sealer.unsealBytes((rows[0] as { secret_sealed: string }).secret_sealed, BLOB_KEY_PURPOSE),
+    );
   }
 
   private objectPath(key: string): string {
@@ -91,12 +94,18 @@ export class LocalBlobStore implements BlobStore {
   async presignUpload(request: PresignRequest, now = Date.now()): Promise<PresignedUpload> {
     if (request.uploadBaseUrl === undefined) throw new Error('the local blob store needs the uploadBaseUrl of its upload route');
     const expires = Math.floor(now / 1000) + request.expiresInSeconds;
-    const url = this.uploadUrl({ key: request.key, contentType: request.contentType, maxBytes: request.maxBytes, expires }, request.uploadBaseUrl);
+    const url = this.uploadUrl(
+      { key: request.key, contentType: request.contentType, maxBytes: request.maxBytes, expires },
+      request.uploadBaseUrl,
+    );
     return { url, expiresAt: new Date(expires * 1000) };
   }
 
   /** Checks an upload URL's query against the grant it should have been signed for; the signature first, so a forged expiry is 'invalid'. */
-  verifyUpload(grant: Omit<UploadGrant, 'expires'> & { expires: string | undefined; signature: string | undefined }, now = Date.now()): UploadVerdict {
+  verifyUpload(
+    grant: Omit<UploadGrant, 'expires'> & { expires: string | undefined; signature: string | undefined },
+    now = Date.now(),
+  ): UploadVerdict {
     const { expires, signature } = grant;
     if (expires === undefined || signature === undefined || !/^\d{1,12}$/.test(expires)) return 'invalid';
     const expected = Buffer.from(this.sign({ ...grant, expires: Number(expires) }));

@@ -1,11 +1,21 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../../config.js';
 import type { BlobStat, BlobStore, PresignedUpload, PresignRequest } from './store.js';
 import { assertSafeKey } from './keys.js';
 
 function missing(error: unknown): boolean {
-  return error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey');
+  return (
+    error instanceof S3ServiceException &&
+    (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey')
+  );
 }
 
 /**
@@ -38,11 +48,15 @@ export class S3BlobStore implements BlobStore {
   async presignUpload(request: PresignRequest): Promise<PresignedUpload> {
     assertSafeKey(request.key);
     const expiresAt = new Date(Date.now() + request.expiresInSeconds * 1000);
-    const url = await getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.bucket, Key: request.key, ContentType: request.contentType }), {
-      expiresIn: request.expiresInSeconds,
-      // Signed, not hoisted into the query: the uploader must send exactly this Content-Type.
-      signableHeaders: new Set(['content-type']),
-    });
+    const url = await getSignedUrl(
+      this.client,
+      new PutObjectCommand({ Bucket: this.bucket, Key: request.key, ContentType: request.contentType }),
+      {
+        expiresIn: request.expiresInSeconds,
+        // Signed, not hoisted into the query: the uploader must send exactly this Content-Type.
+        signableHeaders: new Set(['content-type']),
+      },
+    );
     return { url, expiresAt };
   }
 

@@ -240,7 +240,8 @@ async function initialise(paths: Paths): Promise<void> {
  * of it named in postmaster.pid, its backends still attached to the old shared memory), or when
  * the port we found free was taken meanwhile: each passes, so another try is worth it.
  */
-const TRANSIENT = /lock file "postmaster\.pid" already exists|pre-existing shared memory block .* is still in use|could not create any TCP\/IP sockets/;
+const TRANSIENT =
+  /lock file "postmaster\.pid" already exists|pre-existing shared memory block .* is still in use|could not create any TCP\/IP sockets/;
 
 class TransientStartError extends Error {}
 
@@ -324,13 +325,25 @@ async function startServer(paths: Paths): Promise<{ pid: number; url: string }> 
   const child = spawn(
     postgres,
     [
-      '-D', paths.cluster, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200',
+      '-D',
+      paths.cluster,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
       // A failed statement's DETAIL (the key of a unique violation) and CONTEXT (the JSON a parse
       // error is about) copy request data, personal data among it, into this log, which a GDPR
       // erasure cannot clean: only the message itself is logged. For the same reason a statement
       // logged for its duration (log_min_duration_statement, if an operator turns it on) is logged
       // without the values bound to it.
-      '-c', 'log_error_verbosity=terse', '-c', 'log_parameter_max_length=0',
+      '-c',
+      'log_error_verbosity=terse',
+      '-c',
+      'log_parameter_max_length=0',
     ],
     { detached: true, stdio: ['ignore', log, log], ...(user ?? {}) },
   );

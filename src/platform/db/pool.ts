@@ -32,7 +32,10 @@ export function createPool(url: string, max: number): pg.Pool {
 }
 
 /** Runs one statement (a bare string is a statement without values). */
-export function execute<R extends pg.QueryResultRow = any>(client: pg.ClientBase | pg.Pool, statement: Statement | string): Promise<pg.QueryResult<R>> {
+export function execute<R extends pg.QueryResultRow = any>(
+  client: pg.ClientBase | pg.Pool,
+  statement: Statement | string,
+): Promise<pg.QueryResult<R>> {
   if (typeof statement === 'string') return client.query<R>(statement);
   return client.query<R>({ text: statement.text, values: statement.values as unknown[] | undefined, name: statement.name });
 }
@@ -70,7 +73,11 @@ async function rollBackAndRelease(client: pg.PoolClient): Promise<void> {
  * `begin` are the statements that open it (BEGIN, and whatever must precede `fn`'s queries), sent
  * without waiting: `fn`'s first query travels with them.
  */
-export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, begin: readonly (Statement | string)[] = ['BEGIN']): Promise<T> {
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+  begin: readonly (Statement | string)[] = ['BEGIN'],
+): Promise<T> {
   const client = await pool.connect();
   const opened = pipeline(client, begin);
   // Reported below, after fn, whose queries fail too when the opening failed.
@@ -96,7 +103,11 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
  * COMMIT go to the database together, in one round trip. The first failing statement aborts the
  * rest and the whole transaction (the COMMIT then rolls back). Resolves to each statement's result.
  */
-export async function transaction(pool: pg.Pool, statements: readonly Statement[], opening: readonly Statement[] = []): Promise<pg.QueryResult[]> {
+export async function transaction(
+  pool: pg.Pool,
+  statements: readonly Statement[],
+  opening: readonly Statement[] = [],
+): Promise<pg.QueryResult[]> {
   const client = await pool.connect();
   let results: pg.QueryResult[];
   try {

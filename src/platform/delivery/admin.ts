@@ -32,10 +32,18 @@ const redeliveryResult = {
   type: 'object',
   required: ['redelivered', 'skipped'],
   properties: {
-    redelivered: { type: 'array', items: { type: 'string' }, description: 'The deliveries queued again, in creation order; a worker sends them' },
+    redelivered: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The deliveries queued again, in creation order; a worker sends them',
+    },
     skipped: {
       type: 'array',
-      items: { type: 'object', required: ['deliveryId', 'reason'], properties: { deliveryId: { type: 'string' }, reason: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['deliveryId', 'reason'],
+        properties: { deliveryId: { type: 'string' }, reason: { type: 'string' } },
+      },
     },
   },
 } as const;
@@ -47,11 +55,21 @@ function target(body: RedeliveryBody): RedeliveryTarget {
   const { deliveryId, since, api, agency, environment } = body;
   if ((deliveryId === undefined) === (since === undefined)) {
     const reason = 'give exactly one of deliveryId and since.';
-    throw badRequest([{ name: '/deliveryId', reason }, { name: '/since', reason }], 'body');
+    throw badRequest(
+      [
+        { name: '/deliveryId', reason },
+        { name: '/since', reason },
+      ],
+      'body',
+    );
   }
   if (deliveryId !== undefined) {
     const filters = FILTERS.filter((name) => body[name] !== undefined);
-    if (filters.length > 0) throw badRequest(filters.map((name) => ({ name: `/${name}`, reason: 'applies only with since.' })), 'body');
+    if (filters.length > 0)
+      throw badRequest(
+        filters.map((name) => ({ name: `/${name}`, reason: 'applies only with since.' })),
+        'body',
+      );
     return { deliveryId };
   }
   return { since: new Date(since as string), source: api, agencyId: agency, environment };
@@ -62,7 +80,10 @@ function target(body: RedeliveryBody): RedeliveryTarget {
  * redelivery.ts), the same as `immogate deliveries redeliver`. Registered under /admin, behind
  * ADMIN_TOKEN, by the app.
  */
-export async function redeliveryAdminRoutes(app: FastifyInstance, { pool, sources }: { pool: Pool; sources: DeliverySources }): Promise<void> {
+export async function redeliveryAdminRoutes(
+  app: FastifyInstance,
+  { pool, sources }: { pool: Pool; sources: DeliverySources },
+): Promise<void> {
   app.post<{ Body: RedeliveryBody }>(
     '/deliveries/redeliveries',
     { schema: { body: redeliveryRequest(Object.keys(sources)), response: { 200: redeliveryResult } } },

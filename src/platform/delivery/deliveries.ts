@@ -35,7 +35,15 @@ export interface DeliverySpec {
   headers?: Record<string, string>;
 }
 
-const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
+const RESERVED_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'host',
+  'user-agent',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+]);
 
 function checkHeaders(headers: Record<string, string>): Record<string, string> {
   const lower: Record<string, string> = {};
@@ -116,7 +124,8 @@ export async function retargetDeliveries(
   subscription: SubscriptionRef,
   changes: { url?: string; secret?: string; headers?: Record<string, string> },
 ): Promise<number> {
-  if (changes.secret !== undefined && sealedWith(changes.secret) === undefined) throw new TypeError('a delivery needs a sealed signing secret');
+  if (changes.secret !== undefined && sealedWith(changes.secret) === undefined)
+    throw new TypeError('a delivery needs a sealed signing secret');
   // Only the columns given (names from this list, values bound): `secret = coalesce($n, secret)`
   // would read the secret, which the request role may write but not read.
   const values: Record<string, string> = {};

@@ -144,10 +144,16 @@ async function call(outbound: Outbound, delivery: ClaimedDelivery, secret: strin
       status === 410
         ? 'receiver answered HTTP 410 Gone: the subscription is reported gone, no more attempts'
         : `receiver answered HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`;
-    return { statusCode: status, latencyMs: latency(), error, retryAfterSeconds: parseRetryAfter(response.headers['retry-after'], Date.now()) };
+    return {
+      statusCode: status,
+      latencyMs: latency(),
+      error,
+      retryAfterSeconds: parseRetryAfter(response.headers['retry-after'], Date.now()),
+    };
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
-    if (error.kind === 'aborted') return { statusCode: null, latencyMs: latency(), error: 'interrupted: the worker shut down during the attempt', interrupted: true };
+    if (error.kind === 'aborted')
+      return { statusCode: null, latencyMs: latency(), error: 'interrupted: the worker shut down during the attempt', interrupted: true };
     return { statusCode: null, latencyMs: latency(), error: error.message };
   }
 }
@@ -193,12 +199,19 @@ const deliveredWriters = new WeakMap<pg.Pool, Batcher<Delivered, void>>();
 
 function delivered(pool: pg.Pool, delivery: ClaimedDelivery, outcome: Outcome): Promise<void> {
   let writer = deliveredWriters.get(pool);
-  if (!writer) deliveredWriters.set(pool, (writer = new Batcher((outcomes) => recordDelivered(pool, outcomes), { maxBatch: 128, maxInFlight: 2 })));
+  if (!writer)
+    deliveredWriters.set(pool, (writer = new Batcher((outcomes) => recordDelivered(pool, outcomes), { maxBatch: 128, maxInFlight: 2 })));
   return writer.submit({ id: delivery.id, attempt: delivery.attempts, status_code: outcome.statusCode, latency_ms: outcome.latencyMs });
 }
 
 /** Any other outcome: the attempt, then a retry, the end of the retries or a 410's consequences. */
-async function failed(client: pg.PoolClient, delivery: ClaimedDelivery, outcome: Outcome, context: WorkContext, sources: DeliverySources): Promise<void> {
+async function failed(
+  client: pg.PoolClient,
+  delivery: ClaimedDelivery,
+  outcome: Outcome,
+  context: WorkContext,
+  sources: DeliverySources,
+): Promise<void> {
   const { id, attempts } = delivery;
   await client.query(RECORD_ATTEMPT, [id, attempts, outcome.statusCode, outcome.latencyMs, outcome.error]);
   const end = `UPDATE webhook_deliveries SET state = 'FAILED', finished_at = now(), next_attempt_at = NULL, claimed_by = NULL ${GUARD} AND state = 'PENDING'`;
@@ -210,11 +223,22 @@ async function failed(client: pg.PoolClient, delivery: ClaimedDelivery, outcome:
       [delivery.source, delivery.subscription_id, id],
     );
     const hooks = sources[delivery.source];
-    if (hooks) await hooks.onGone(client, delivery.subscription_id, { environment: delivery.environment, agencyId: delivery.agency_id, deliveryId: id });
-    else context.logger.warn({ source: delivery.source, subscriptionId: delivery.subscription_id }, 'receiver answered 410 but no delivery source hooks are registered');
+    if (hooks)
+      await hooks.onGone(client, delivery.subscription_id, {
+        environment: delivery.environment,
+        agencyId: delivery.agency_id,
+        deliveryId: id,
+      });
+    else
+      context.logger.warn(
+        { source: delivery.source, subscriptionId: delivery.subscription_id },
+        'receiver answered 410 but no delivery source hooks are registered',
+      );
     return;
   }
-  const delay = outcome.interrupted ? 0 : retryDelaySeconds(context.config.webhookRetrySchedule, delivery.round_attempts - 1, outcome.retryAfterSeconds);
+  const delay = outcome.interrupted
+    ? 0
+    : retryDelaySeconds(context.config.webhookRetrySchedule, delivery.round_attempts - 1, outcome.retryAfterSeconds);
   if (delay === undefined) {
     await client.query(end, [id, attempts]);
     context.logger.warn({ deliveryId: id, source: delivery.source, attempts }, 'webhook delivery failed: retry schedule used up');
@@ -234,12 +258,20 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
     name: WEBHOOKS_STREAM,
     concurrency: (config: Config) => config.webhookConcurrency,
     async claim(context, limit) {
-      const { rows } = await context.pool.query<ClaimedDelivery>({ name: 'webhooks.claim', text: CLAIM, values: [context.workerId, context.leaseSeconds, limit] });
+      const { rows } = await context.pool.query<ClaimedDelivery>({
+        name: 'webhooks.claim',
+        text: CLAIM,
+        values: [context.workerId, context.leaseSeconds, limit],
+      });
       return rows;
     },
     key: (delivery) => delivery.id,
     async run(delivery, context) {
-      const outbound = sharedOutbound(context.config, { allowPrivateTargets: context.config.allowPrivateTargets, userAgent: USER_AGENT, ...options.timeouts });
+      const outbound = sharedOutbound(context.config, {
+        allowPrivateTargets: context.config.allowPrivateTargets,
+        userAgent: USER_AGENT,
+        ...options.timeouts,
+      });
       const secret = sealerFor(context.config).unseal(delivery.secret, WEBHOOK_SECRET);
       const outcome = await call(outbound, delivery, secret, context.signal);
       if (outcome.error === null) await delivered(context.pool, delivery, outcome);

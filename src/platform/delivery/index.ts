@@ -1,5 +1,15 @@
 /** Outbound HTTP and webhook delivery: what API modules import. */
-export { checkTargetUrl, createOutbound, OutboundError, sharedOutbound, type Outbound, type OutboundErrorKind, type OutboundPolicy, type OutboundRequest, type OutboundResponse } from './outbound.js';
+export {
+  checkTargetUrl,
+  createOutbound,
+  OutboundError,
+  sharedOutbound,
+  type Outbound,
+  type OutboundErrorKind,
+  type OutboundPolicy,
+  type OutboundRequest,
+  type OutboundResponse,
+} from './outbound.js';
 export {
   cancelDeliveries,
   deliveriesCte,
@@ -13,5 +23,11 @@ export {
   type DeliveryState,
   type SubscriptionRef,
 } from './deliveries.js';
-export { deliveryStream, type DeliveryStreamOptions, type DeliverySourceHooks, type DeliverySources, type GoneContext } from './deliveryStream.js';
+export {
+  deliveryStream,
+  type DeliveryStreamOptions,
+  type DeliverySourceHooks,
+  type DeliverySources,
+  type GoneContext,
+} from './deliveryStream.js';
 export { redeliver, redeliverWebhooks, SKIP_REASONS, type Redelivery, type RedeliveryTarget, type SkippedDelivery } from './redelivery.js';

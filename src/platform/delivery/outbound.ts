@@ -10,11 +10,22 @@ import { forbiddenReason, parseIp } from './addresses.js';
  * every hop passes the same checks.
  */
 
-export type OutboundErrorKind = 'invalid_url' | 'forbidden_address' | 'timeout' | 'too_large' | 'too_many_redirects' | 'network' | 'aborted';
+export type OutboundErrorKind =
+  | 'invalid_url'
+  | 'forbidden_address'
+  | 'timeout'
+  | 'too_large'
+  | 'too_many_redirects'
+  | 'network'
+  | 'aborted';
 
 /** A failed outbound call. The message names the host, never the path or query (they may carry secrets), and suits an audit record. */
 export class OutboundError extends Error {
-  constructor(readonly kind: OutboundErrorKind, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly kind: OutboundErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'OutboundError';
   }
@@ -88,7 +99,10 @@ const CROSS_ORIGIN_HEADERS = new Set(['accept', 'accept-language', 'user-agent',
 
 function refused(host: string, address: string, reason: string): OutboundError {
   const shown = host === address ? address : `${host} (${address})`;
-  return new OutboundError('forbidden_address', `refused to connect to ${shown}: ${reason} address; set ALLOW_PRIVATE_TARGETS=true to allow`);
+  return new OutboundError(
+    'forbidden_address',
+    `refused to connect to ${shown}: ${reason} address; set ALLOW_PRIVATE_TARGETS=true to allow`,
+  );
 }
 
 /**
@@ -106,7 +120,8 @@ export function checkTargetUrl(raw: string, policy: Pick<OutboundPolicy, 'allowP
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new OutboundError('invalid_url', `invalid URL: scheme ${url.protocol.slice(0, -1)} is not allowed, only http and https`);
   }
-  if (url.username !== '' || url.password !== '') throw new OutboundError('invalid_url', 'invalid URL: credentials in URLs are not supported');
+  if (url.username !== '' || url.password !== '')
+    throw new OutboundError('invalid_url', 'invalid URL: credentials in URLs are not supported');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!policy.allowPrivateTargets && parseIp(host) !== undefined) {
     const reason = reasonToRefuse(host, policy.allowAddresses);
@@ -156,7 +171,11 @@ function seconds(ms: number): string {
 }
 
 /** Turns undici's and node's errors into the message an operator reads in the audit. */
-function describe(error: unknown, url: URL, limits: Required<Pick<OutboundPolicy, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>>): OutboundError {
+function describe(
+  error: unknown,
+  url: URL,
+  limits: Required<Pick<OutboundPolicy, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>>,
+): OutboundError {
   if (error instanceof OutboundError) return error;
   const host = url.host;
   const code = errorCode(error);
@@ -236,7 +255,8 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
         const location = response.headers.location;
         if (req.followRedirects !== false && REDIRECTS.has(response.statusCode) && typeof location === 'string') {
           await response.body.dump();
-          if (hop >= maxRedirects) throw new OutboundError('too_many_redirects', `more than ${maxRedirects} redirects, the last from ${url.host}`);
+          if (hop >= maxRedirects)
+            throw new OutboundError('too_many_redirects', `more than ${maxRedirects} redirects, the last from ${url.host}`);
           let next: URL;
           try {
             next = new URL(location, url);
@@ -250,17 +270,26 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
             body = undefined;
             delete headers['content-type'];
           }
-          if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_HEADERS.has(name)));
+          if (next.origin !== url.origin)
+            headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_HEADERS.has(name)));
           url = next;
           continue;
         }
         const declared = Number(response.headers['content-length'] ?? NaN);
-        const read = await readBody(response.body, declared, req.maxBytes ?? policy.maxBytes ?? 10 * 1024 * 1024, req.oversize === 'truncate', req.keepBody !== false, url);
+        const read = await readBody(
+          response.body,
+          declared,
+          req.maxBytes ?? policy.maxBytes ?? 10 * 1024 * 1024,
+          req.oversize === 'truncate',
+          req.keepBody !== false,
+          url,
+        );
         return { status: response.statusCode, headers: response.headers, url: url.toString(), ...read };
       }
     } catch (error) {
       if (req.signal?.aborted) throw new OutboundError('aborted', `call to ${url.host} aborted`, { cause: error });
-      if (deadline.signal.aborted) throw new OutboundError('timeout', `no complete response from ${url.host} within ${seconds(totalTimeoutMs)}`, { cause: error });
+      if (deadline.signal.aborted)
+        throw new OutboundError('timeout', `no complete response from ${url.host} within ${seconds(totalTimeoutMs)}`, { cause: error });
       throw describe(error, url, limits);
     } finally {
       clearTimeout(timer);

@@ -51,7 +51,10 @@ async function candidates(client: pg.ClientBase, target: RedeliveryTarget): Prom
   if ('deliveryId' in target) {
     // Anything but a UUID names no delivery (and would fail the cast).
     if (!UUID.test(target.deliveryId)) return [];
-    const { rows } = await client.query<Candidate>(`${select} WHERE id = $1::uuid AND ($2::text IS NULL OR source = $2)`, [target.deliveryId, target.source ?? null]);
+    const { rows } = await client.query<Candidate>(`${select} WHERE id = $1::uuid AND ($2::text IS NULL OR source = $2)`, [
+      target.deliveryId,
+      target.source ?? null,
+    ]);
     return rows;
   }
   const { rows } = await client.query<Candidate>(
@@ -64,7 +67,12 @@ async function candidates(client: pg.ClientBase, target: RedeliveryTarget): Prom
 }
 
 /** Adds to `skips` the candidates whose subscription, as their source reports it, wants no more. */
-async function checkSubscriptions(client: pg.ClientBase, found: Candidate[], sources: DeliverySources, skips: Map<string, string>): Promise<void> {
+async function checkSubscriptions(
+  client: pg.ClientBase,
+  found: Candidate[],
+  sources: DeliverySources,
+  skips: Map<string, string>,
+): Promise<void> {
   const bySource = new Map<string, Candidate[]>();
   for (const candidate of found) {
     const list = bySource.get(candidate.source);
@@ -119,7 +127,8 @@ async function reset(client: pg.ClientBase, ids: string[], skips: Map<string, st
 export async function redeliverWebhooks(pool: pg.Pool, target: RedeliveryTarget, sources: DeliverySources): Promise<Redelivery> {
   return inTransaction(pool, async (client) => {
     const found = await candidates(client, target);
-    if ('deliveryId' in target && found.length === 0) return { redelivered: [], skipped: [{ deliveryId: target.deliveryId, reason: SKIP_REASONS.UNKNOWN }] };
+    if ('deliveryId' in target && found.length === 0)
+      return { redelivered: [], skipped: [{ deliveryId: target.deliveryId, reason: SKIP_REASONS.UNKNOWN }] };
     const skips = new Map<string, string>();
     await checkSubscriptions(client, found, sources, skips);
     const eligible = found.filter((candidate) => !skips.has(candidate.id)).map((candidate) => candidate.id);

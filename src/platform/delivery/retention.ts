@@ -16,6 +16,7 @@ export const deliveryRetentionTask: ScheduledTask = {
       [config.deliveryRetentionDays],
       signal,
     );
-    if (deleted > 0) logger.info({ deleted, days: config.deliveryRetentionDays }, 'removed finished webhook deliveries past their retention');
+    if (deleted > 0)
+      logger.info({ deleted, days: config.deliveryRetentionDays }, 'removed finished webhook deliveries past their retention');
   },
 };

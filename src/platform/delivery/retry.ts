@@ -30,7 +30,12 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
  * Seconds until retry number `retry` (0 for the first retry), or undefined when the schedule is
  * used up and the delivery has failed.
  */
-export function retryDelaySeconds(schedule: readonly number[], retry: number, retryAfterSeconds?: number, random = Math.random()): number | undefined {
+export function retryDelaySeconds(
+  schedule: readonly number[],
+  retry: number,
+  retryAfterSeconds?: number,
+  random = Math.random(),
+): number | undefined {
   const base = schedule[retry];
   if (base === undefined) return undefined;
   return Math.max(base * (1 + JITTER * random), retryAfterSeconds ?? 0);

@@ -39,7 +39,11 @@ export function toProblem(error: FastifyError | Problem | Error, request: Fastif
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badRequest([{ name: 'Content-Length', reason: 'does not match the length of the body.' }], 'header');
     case 'FST_ERR_BAD_URL':
-      return badRequest([{ name: 'path', reason: 'must be percent-encoded UTF-8.' }], 'requestParameter', 'The request path is not a valid URL');
+      return badRequest(
+        [{ name: 'path', reason: 'must be percent-encoded UTF-8.' }],
+        'requestParameter',
+        'The request path is not a valid URL',
+      );
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new Problem(414, 'URI too long', 'A segment of the request path is longer than any identifier of these APIs');
     default:
@@ -100,7 +104,7 @@ function matches(pattern: string, path: string): boolean {
   const a = pattern.split('/');
   const b = path.split('/');
   if (a.length !== b.length) return false;
-  return a.every((segment, i) => segment.startsWith(':') ? (b[i] ?? '') !== '' : segment === b[i]);
+  return a.every((segment, i) => (segment.startsWith(':') ? (b[i] ?? '') !== '' : segment === b[i]));
 }
 
 const CLIENT_ERRORS: Record<string, { status: number; title: string; detail: string }> = {

@@ -110,7 +110,9 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
 /** The `{root}/openapi.json` route of one API root: `document` when the API brings its own, else the generated one. */
 export function openApiRoute(app: FastifyInstance, api: ApiDescriptor, document?: object): void {
   const name = decoratorName(api);
-  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () =>
-    document ?? (app as unknown as Record<string, () => unknown>)[name]?.(),
+  app.get(
+    '/openapi.json',
+    { config: { public: true }, schema: { hide: true } },
+    async () => document ?? (app as unknown as Record<string, () => unknown>)[name]?.(),
   );
 }

@@ -55,7 +55,10 @@ export function limitConnections(server: Server, max: number, logger: Logger): v
     const now = Date.now();
     if (now - lastLog < 60_000) return;
     lastLog = now;
-    logger.warn({ maxConnections: max, refusedSinceLastWarning: refused }, 'connection limit reached: new connections are refused (HTTP_MAX_CONNECTIONS)');
+    logger.warn(
+      { maxConnections: max, refusedSinceLastWarning: refused },
+      'connection limit reached: new connections are refused (HTTP_MAX_CONNECTIONS)',
+    );
     refused = 0;
   });
 }

@@ -29,7 +29,9 @@ export async function rotateKey(
 ): Promise<Rotation> {
   const fileMode = source.secretsKey === undefined || source.secretsKey === '';
   if (!fileMode && newKey === undefined) {
-    throw new SecretsKeyError('SECRETS_KEY is set: give the new key as SECRETS_KEY_NEW (or --new-key); create one with: openssl rand -base64 32');
+    throw new SecretsKeyError(
+      'SECRETS_KEY is set: give the new key as SECRETS_KEY_NEW (or --new-key); create one with: openssl rand -base64 32',
+    );
   }
   const ring = loadKeyring(source, { create: false });
   // Opens what is sealed with any key of the ring; re-wrapping needs no more (values already under the new key are left alone).
@@ -47,7 +49,10 @@ export async function rotateKey(
   const resealed = await rewrapAll(pool, sealer, target, columns, (table, done) => progress(`${table}: ${done} re-sealed`));
   const rotation = { from: kekId(ring.current), to: kekId(target), resealed };
   if (!fileMode) {
-    return { ...rotation, next: 'set SECRETS_KEY to the new key on every process (with SECRETS_KEY_PREVIOUS set to the old one until all have restarted)' };
+    return {
+      ...rotation,
+      next: 'set SECRETS_KEY to the new key on every process (with SECRETS_KEY_PREVIOUS set to the old one until all have restarted)',
+    };
   }
   // The old key is linked aside before the new one replaces it in one rename: at no moment is
   // there no secrets.key (a process starting then would create a key of its own).

@@ -44,7 +44,9 @@ export function parseKey(text: string, name: string): Buffer {
   const value = text.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, /[-_]/.test(value) ? 'base64url' : 'base64');
   if (key.length !== KEY_BYTES || (!/^[0-9a-fA-F]{64}$/.test(value) && !/^[A-Za-z0-9+/_-]+={0,2}$/.test(value))) {
-    throw new SecretsKeyError(`${name} must be ${KEY_BYTES} random bytes, as base64 or 64 hex digits (create one with: openssl rand -base64 32)`);
+    throw new SecretsKeyError(
+      `${name} must be ${KEY_BYTES} random bytes, as base64 or 64 hex digits (create one with: openssl rand -base64 32)`,
+    );
   }
   return key;
 }
@@ -107,11 +109,14 @@ export function loadKeyring(source: KeySource, options: { create: boolean }): { 
       writeKeyFile(file, newKeyText());
     } catch (error) {
       // Another process created it first.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new SecretsKeyError(`cannot create ${file}: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new SecretsKeyError(`cannot create ${file}: ${(error as Error).message}`);
     }
     current = readKeyFile(file) as Buffer;
   }
-  const others = ['.next', '.previous'].map((suffix) => readKeyFile(keyFilePath(source.dataDir, suffix))).filter((key): key is Buffer => key !== undefined);
+  const others = ['.next', '.previous']
+    .map((suffix) => readKeyFile(keyFilePath(source.dataDir, suffix)))
+    .filter((key): key is Buffer => key !== undefined);
   return { current, all: [current, ...others] };
 }
 

@@ -182,10 +182,14 @@ export class StreamRunner<T> {
       await this.stream.run(item, this.context);
     } catch (error) {
       const interrupted = this.context.signal.aborted;
-      if (!interrupted) this.context.logger.error({ err: error, stream: this.name, item: this.stream.key(item) }, 'work item failed; it will be retried');
+      if (!interrupted)
+        this.context.logger.error({ err: error, stream: this.name, item: this.stream.key(item) }, 'work item failed; it will be retried');
       // If even this fails, the lease runs out and the item is claimed again.
       await this.stream.fail(this.context, item, error, interrupted).catch((failError: unknown) => {
-        this.context.logger.error({ err: failError, stream: this.name, item: this.stream.key(item) }, 'could not give a failed work item back');
+        this.context.logger.error(
+          { err: failError, stream: this.name, item: this.stream.key(item) },
+          'could not give a failed work item back',
+        );
       });
     }
   }

@@ -49,7 +49,8 @@ const statusItem = {
           status: { type: 'string', enum: [...MEDIA_STATUSES] },
           reason: {
             type: 'string',
-            description: 'immogate extension: why a failed media could not be used (DNS, address policy, timeout, HTTP status, content type, size)',
+            description:
+              'immogate extension: why a failed media could not be used (DNS, address policy, timeout, HTTP status, content type, size)',
             'x-immogate-extension': true,
           },
         },

@@ -50,8 +50,12 @@ export async function webhookRoutes(app: FastifyInstance, { pool, config }: ApiD
     },
   );
 
-  app.delete('/webhooks', { config: { scope: SCOPES.deleteSubscriptionToWebhook }, schema: { response: success } }, async (request, reply) => {
-    await unsubscribe(pool, request.tenant!);
-    return sendSuccess(reply);
-  });
+  app.delete(
+    '/webhooks',
+    { config: { scope: SCOPES.deleteSubscriptionToWebhook }, schema: { response: success } },
+    async (request, reply) => {
+      await unsubscribe(pool, request.tenant!);
+      return sendSuccess(reply);
+    },
+  );
 }

@@ -2,7 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiDependencies } from '../../module.js';
 import type { Classified } from '../schema/classified.js';
 import { createClassified, deleteClassified, updateClassified } from '../writes.js';
-import { CLASSIFIED_SCHEMA_ID, SCOPES, acknowledgement, acknowledgementBody, classifiedIdParams, type ClassifiedIdParams } from './shared.js';
+import {
+  CLASSIFIED_SCHEMA_ID,
+  SCOPES,
+  acknowledgement,
+  acknowledgementBody,
+  classifiedIdParams,
+  type ClassifiedIdParams,
+} from './shared.js';
 
 const body = { $ref: `${CLASSIFIED_SCHEMA_ID}#` };
 
@@ -29,7 +36,14 @@ export async function writeRoutes(app: FastifyInstance, { pool }: ApiDependencie
       },
     },
     async (request, reply) => {
-      const ack = await updateClassified(pool, request.tenant!, request.params.classifiedId, request.body, request.headers['if-match'], request.rawJson ?? undefined);
+      const ack = await updateClassified(
+        pool,
+        request.tenant!,
+        request.params.classifiedId,
+        request.body,
+        request.headers['if-match'],
+        request.rawJson ?? undefined,
+      );
       return reply.code(202).header('etag', `"${ack.revision}"`).send(acknowledgementBody(ack.classifiedId));
     },
   );

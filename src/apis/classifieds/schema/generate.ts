@@ -60,7 +60,13 @@ export function parseFieldsTsv(text: string): FieldRow[] {
     const where = `fields TSV line ${index + 2}`;
     if (cells.length !== COLUMNS.length) throw new Error(`${where}: expected ${COLUMNS.length} columns, got ${cells.length}`);
     const [fieldPath, type, formatOrEnum, constraints, inParent, fromRoot, deprecated] = cells as [
-      string, string, string, string, string, string, string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
     ];
     return {
       path: fieldPath,
@@ -275,7 +281,9 @@ class Generator {
     const multilingual = MULTILINGUAL_TEXT.exec(notation);
     if (multilingual) {
       if (Number(multilingual[1]) !== this.reference.multiLingualTextLanguages.length) {
-        throw new Error(`${where}: ${multilingual[1]} languages, but the enums JSON lists ${this.reference.multiLingualTextLanguages.length}`);
+        throw new Error(
+          `${where}: ${multilingual[1]} languages, but the enums JSON lists ${this.reference.multiLingualTextLanguages.length}`,
+        );
       }
       return { $ref: MULTILINGUAL_REF };
     }

@@ -58,7 +58,11 @@ const lead = {
       properties: {
         leadId: { type: 'string', format: 'uuid' },
         category: { type: 'string', enum: ['CLASSIFIED', 'AGENCY', 'PROPERTY_SEARCH'] },
-        ingestionDate: { type: 'string', format: 'date-time', description: 'When immogate received the lead; what minDate and maxDate bound' },
+        ingestionDate: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When immogate received the lead; what minDate and maxDate bound',
+        },
         submittedDate: { type: 'string', format: 'date-time' },
         requestId: { type: 'string', format: 'uuid' },
         agencyId: { type: 'string' },
@@ -111,14 +115,24 @@ const leadPage = {
     metadata: {
       type: 'object',
       required: ['count', 'limit', 'minDate', 'maxDate'],
-      properties: { count: { type: 'integer' }, limit: { type: 'integer' }, minDate: { type: 'integer' }, maxDate: { type: 'integer' }, start: { type: 'string' } },
+      properties: {
+        count: { type: 'integer' },
+        limit: { type: 'integer' },
+        minDate: { type: 'integer' },
+        maxDate: { type: 'integer' },
+        start: { type: 'string' },
+      },
     },
     links: {
       type: 'object',
       required: ['self'],
       properties: {
         self: { type: 'string', format: 'uri' },
-        next: { type: 'string', format: 'uri', description: 'The next page; absent when no more leads follow yet (continue later with start set to the last leadId)' },
+        next: {
+          type: 'string',
+          format: 'uri',
+          description: 'The next page; absent when no more leads follow yet (continue later with start set to the last leadId)',
+        },
       },
     },
     items: { type: 'array', items: lead },

@@ -29,7 +29,8 @@ const apiKey = {
   maxLength: API_KEY_MAX_LENGTH,
   pattern: '^[!-~]*$',
   writeOnly: true,
-  description: 'Write-only: sent as X-Api-Key with every notification and the key of its Standard Webhooks signature (HMAC-SHA256 of its ASCII bytes)',
+  description:
+    'Write-only: sent as X-Api-Key with every notification and the key of its Standard Webhooks signature (HMAC-SHA256 of its ASCII bytes)',
 } as const;
 
 const subscription = {
@@ -174,7 +175,10 @@ export async function subscriptionRoutes(app: FastifyInstance, { pool, config }:
   app.delete<{ Params: IdParams }>(
     '/webhook/subscriptions/:id',
     { config: { scope: SCOPE }, schema: { params: idParams, response: { 200: deleted } } },
-    async (request) => ({ ...(await deleteSubscription(pool, request.tenant!, request.params.id)), message: 'The subscription was deleted' }),
+    async (request) => ({
+      ...(await deleteSubscription(pool, request.tenant!, request.params.id)),
+      message: 'The subscription was deleted',
+    }),
   );
 
   app.get<{ Params: IdParams; Querystring: { limit: number } }>(
@@ -186,7 +190,9 @@ export async function subscriptionRoutes(app: FastifyInstance, { pool, config }:
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'How many recent events to return' } },
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'How many recent events to return' },
+          },
         },
         response: { 200: audit },
       },

@@ -182,7 +182,10 @@ const FORBIDDEN: { what: string; pattern: RegExp }[] = [
   { what: 'HTML', pattern: /<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?>|<!--|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);/ },
   { what: 'an email address', pattern: /[A-Za-z0-9._%+-]+(?:@|\s?\((?:at|@)\)\s?)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/ },
   { what: 'a URL', pattern: /\b(?:https?|ftp):\/\/\S+|\bwww\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\S*/i },
-  { what: 'a URL', pattern: new RegExp(`\\b[A-Za-z0-9][A-Za-z0-9-]*(?:\\.[A-Za-z0-9-]+)*\\.(?:${TOP_LEVEL_DOMAINS})(?![A-Za-z0-9-])(?:/\\S*)?`) },
+  {
+    what: 'a URL',
+    pattern: new RegExp(`\\b[A-Za-z0-9][A-Za-z0-9-]*(?:\\.[A-Za-z0-9-]+)*\\.(?:${TOP_LEVEL_DOMAINS})(?![A-Za-z0-9-])(?:/\\S*)?`),
+  },
 ];
 
 /**
@@ -215,7 +218,13 @@ export function forbiddenContent(text: string): { what: string; found: string } 
 
 // --- Projects -------------------------------------------------------------------------------------------
 
-const PROJECT_FIELDS = ['externalProjectId', 'projectEstateType', 'projectEstateSubType', 'projectDistributionType', 'projectDistributionSubType'] as const;
+const PROJECT_FIELDS = [
+  'externalProjectId',
+  'projectEstateType',
+  'projectEstateSubType',
+  'projectDistributionType',
+  'projectDistributionSubType',
+] as const;
 
 /** The member that makes a request a project classified, or undefined. */
 function projectMarker(request: ListingRequest): string | undefined {
@@ -320,7 +329,13 @@ export const RULES: readonly Rule[] = [
       const marker = projectMarker(request);
       return marker === undefined
         ? []
-        : [{ name: marker, reason: 'project classifieds are not supported at present: send each unit as a listing without project fields and not as estateType PROJECT.' }];
+        : [
+            {
+              name: marker,
+              reason:
+                'project classifieds are not supported at present: send each unit as a listing without project fields and not as estateType PROJECT.',
+            },
+          ];
     },
   },
   {
@@ -345,7 +360,15 @@ export const RULES: readonly Rule[] = [
   ),
   rangeRule('4', 'Dates are full dates', ['date'], isFullDate, 'rule 4: must be a full date (YYYY-MM-DD).'),
   rangeRule('5', 'URLs are valid', ['url'], isHttpUrl, 'rule 5: must be a valid http or https URL.'),
-  matrixRule('6', 'estateType matches estateSubType', ESTATE_SUB_TYPES, 'estateType', 'estateSubType', (r) => ({ type: r.data.estateType, subType: r.data.estateSubType }), false),
+  matrixRule(
+    '6',
+    'estateType matches estateSubType',
+    ESTATE_SUB_TYPES,
+    'estateType',
+    'estateSubType',
+    (r) => ({ type: r.data.estateType, subType: r.data.estateSubType }),
+    false,
+  ),
   matrixRule(
     '7',
     'distributionType matches distributionSubType',
@@ -399,8 +422,20 @@ export const RULES: readonly Rule[] = [
             },
           ],
   },
-  rangeRule('12', 'Spaces are at least 0 and below 99999999', ['space'], (v) => inRange(v, 99999999), 'rule 12: a space must be a number at least 0 and below 99999999.'),
-  rangeRule('13', 'Counts and parking lots are at least 0 and below 999999', ['count'], (v) => inRange(v, 999999), 'rule 13: a count must be a number at least 0 and below 999999.'),
+  rangeRule(
+    '12',
+    'Spaces are at least 0 and below 99999999',
+    ['space'],
+    (v) => inRange(v, 99999999),
+    'rule 12: a space must be a number at least 0 and below 99999999.',
+  ),
+  rangeRule(
+    '13',
+    'Counts and parking lots are at least 0 and below 999999',
+    ['count'],
+    (v) => inRange(v, 999999),
+    'rule 13: a count must be a number at least 0 and below 999999.',
+  ),
   rangeRule(
     '14',
     'Prices and amounts are at least 0 and below 9999999999999',
@@ -421,10 +456,19 @@ export const RULES: readonly Rule[] = [
       // A malformed date is rule 4's finding; full dates compare as text.
       return dates
         .filter(({ value }) => isFullDate(value) && value <= '1900-01-01')
-        .map(({ name, label }) => ({ name, reason: `rule 15: ${label} must be after 1900-01-01 for a new build (distributionSubType ${subType}).` }));
+        .map(({ name, label }) => ({
+          name,
+          reason: `rule 15: ${label} must be after 1900-01-01 for a new build (distributionSubType ${subType}).`,
+        }));
     },
   },
-  rangeRule('16', 'Percentages are between 0 and 100', ['percent'], (v) => typeof v === 'number' && v >= 0 && v <= 100, 'rule 16: a percentage must be between 0 and 100.'),
+  rangeRule(
+    '16',
+    'Percentages are between 0 and 100',
+    ['percent'],
+    (v) => typeof v === 'number' && v >= 0 && v <= 100,
+    'rule 16: a percentage must be between 0 and 100.',
+  ),
   rentAmountRule(17, 'A CLASSIC rent has a rent amount'),
   rentAmountRule(18, 'A NEW_BUILD_UNIT or EMPTY rent has a rent amount'),
   {

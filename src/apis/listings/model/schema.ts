@@ -86,9 +86,9 @@ const count = (description: string, type: 'integer' | 'number' = 'integer') =>
 const amount = (description: string) =>
   kind('price', { type: 'number', description: `${description} Rule 14: at least 0, below 9999999999999.` });
 const percent = (description: string) => kind('percent', { type: 'number', description: `${description} Rule 16: 0 to 100.` });
-const date = (description: string) =>
-  kind('date', { type: 'string', description: `${description} Full date (rule 4), e.g. 2027-03-01.` });
-const url = (description: string) => kind('url', { type: 'string', maxLength: 2048, description: `${description} Rule 5: a valid http(s) URL.` });
+const date = (description: string) => kind('date', { type: 'string', description: `${description} Full date (rule 4), e.g. 2027-03-01.` });
+const url = (description: string) =>
+  kind('url', { type: 'string', maxLength: 2048, description: `${description} Rule 5: a valid http(s) URL.` });
 const freeText = (maxLength: number, description: string) =>
   kind('freeText', { type: 'string', maxLength, description: `${description} Rule 21: no HTML, URLs, emails or phone numbers.` });
 
@@ -127,9 +127,16 @@ const location = object(
           description: 'Longitude, latitude (WGS 84), in this order as in GeoJSON.',
         },
       },
-      { required: ['type', 'coordinates'], description: 'A GeoJSON Point. Without it the listing is placed by its address (warning IMPRECISE_LOCATION).' },
+      {
+        required: ['type', 'coordinates'],
+        description: 'A GeoJSON Point. Without it the listing is placed by its address (warning IMPRECISE_LOCATION).',
+      },
     ),
-    isAddressShown: { type: 'boolean', description: 'Whether the street and house number are shown on the portal. Default true.', default: true },
+    isAddressShown: {
+      type: 'boolean',
+      description: 'Whether the street and house number are shown on the portal. Default true.',
+      default: true,
+    },
     locationNote: multiLingual('About the location.'),
   },
   {
@@ -152,25 +159,27 @@ const prices = object(
         parkingRent: price('Rent of the parking space per month.'),
         deposit: price('Rental deposit (Kaution).'),
       },
-      { description: 'Rules 17 and 18: a rent with distributionSubType CLASSIC, NEW_BUILD_UNIT or EMPTY needs baseRent, totalRent or lease amount greater than 0.' },
-    ),
-    compulsoryAuction: object(
       {
-        marketValue: price('Market value (Verkehrswert).'),
-        minimumBid: price('Minimum bid (geringstes Gebot); rule 19: amount greater than 0 for a COMPULSORY_AUCTION.'),
-        overbidSessionStartingPrice: price('Starting price of the overbid session; rule 19: amount greater than 0 for a COMPULSORY_AUCTION.'),
+        description:
+          'Rules 17 and 18: a rent with distributionSubType CLASSIC, NEW_BUILD_UNIT or EMPTY needs baseRent, totalRent or lease amount greater than 0.',
       },
     ),
-    brokerageFee: object(
-      {
-        hasFee: { type: 'boolean', description: 'Whether a brokerage fee is due. Rule 20: unless false, a BUY or RENT needs amount or priceNote.' },
-        amount: amount('The fee amount.'),
-        feePercentage: percent('The fee as a percentage of the price.'),
-        feeFor: enumOf(FEE_FOR),
-        isVatIncluded: { type: 'boolean' },
-        priceNote: multiLingual('The fee as text, e.g. 3,57 % inkl. MwSt.'),
+    compulsoryAuction: object({
+      marketValue: price('Market value (Verkehrswert).'),
+      minimumBid: price('Minimum bid (geringstes Gebot); rule 19: amount greater than 0 for a COMPULSORY_AUCTION.'),
+      overbidSessionStartingPrice: price('Starting price of the overbid session; rule 19: amount greater than 0 for a COMPULSORY_AUCTION.'),
+    }),
+    brokerageFee: object({
+      hasFee: {
+        type: 'boolean',
+        description: 'Whether a brokerage fee is due. Rule 20: unless false, a BUY or RENT needs amount or priceNote.',
       },
-    ),
+      amount: amount('The fee amount.'),
+      feePercentage: percent('The fee as a percentage of the price.'),
+      feeFor: enumOf(FEE_FOR),
+      isVatIncluded: { type: 'boolean' },
+      priceNote: multiLingual('The fee as text, e.g. 3,57 % inkl. MwSt.'),
+    }),
     isPriceShown: { type: 'boolean', default: true },
     priceNote: multiLingual('About the price.'),
   },
@@ -261,10 +270,18 @@ const links = object({
 
 const data = object(
   {
-    estateType: matrixField(ESTATE_TYPES, ESTATE_SUB_TYPES, 'Rule 6: must agree with estateSubType. PROJECT (a project classified) is not supported at present.'),
+    estateType: matrixField(
+      ESTATE_TYPES,
+      ESTATE_SUB_TYPES,
+      'Rule 6: must agree with estateSubType. PROJECT (a project classified) is not supported at present.',
+    ),
     estateSubType: matrixField(allValues(ESTATE_SUB_TYPES), ESTATE_SUB_TYPES, 'Optional; rule 6: one of the sub-types of estateType.'),
     distributionType: matrixField(DISTRIBUTION_TYPES, DISTRIBUTION_SUB_TYPES, 'Rule 7: must agree with distributionSubType.'),
-    distributionSubType: matrixField(allValues(DISTRIBUTION_SUB_TYPES), DISTRIBUTION_SUB_TYPES, 'Rule 7: one of the sub-types of distributionType.'),
+    distributionSubType: matrixField(
+      allValues(DISTRIBUTION_SUB_TYPES),
+      DISTRIBUTION_SUB_TYPES,
+      'Rule 7: one of the sub-types of distributionType.',
+    ),
     location,
     prices,
     spaces,
@@ -274,14 +291,22 @@ const data = object(
     texts,
     links,
     externalProjectId: identifier('Project classifieds only (not supported at present): the project. Rule 10.'),
-    projectEstateType: matrixField(Object.keys(PROJECT_ESTATE_SUB_TYPES), PROJECT_ESTATE_SUB_TYPES, 'Project classifieds only (not supported at present); rule 8.'),
+    projectEstateType: matrixField(
+      Object.keys(PROJECT_ESTATE_SUB_TYPES),
+      PROJECT_ESTATE_SUB_TYPES,
+      'Project classifieds only (not supported at present); rule 8.',
+    ),
     projectEstateSubType: matrixField(allValues(PROJECT_ESTATE_SUB_TYPES), PROJECT_ESTATE_SUB_TYPES, 'Project classifieds only; rule 8.'),
     projectDistributionType: matrixField(
       Object.keys(PROJECT_DISTRIBUTION_SUB_TYPES),
       PROJECT_DISTRIBUTION_SUB_TYPES,
       'Project classifieds only (not supported at present); rule 9.',
     ),
-    projectDistributionSubType: matrixField(allValues(PROJECT_DISTRIBUTION_SUB_TYPES), PROJECT_DISTRIBUTION_SUB_TYPES, 'Project classifieds only; rule 9.'),
+    projectDistributionSubType: matrixField(
+      allValues(PROJECT_DISTRIBUTION_SUB_TYPES),
+      PROJECT_DISTRIBUTION_SUB_TYPES,
+      'Project classifieds only; rule 9.',
+    ),
   },
   { required: ['estateType', 'distributionType', 'distributionSubType', 'location', 'prices'], description: 'The listing content.' },
 );
@@ -291,7 +316,9 @@ const metadata = object(
     source: object(
       {
         offererMarketingKey: identifier('The offerer (agency) key at the portal. Mandatory (rule 10).'),
-        offererEstateId: identifier("The client's own identifier of the listing: its externalListingId in paths. Mandatory (rule 10); unique per agency and environment."),
+        offererEstateId: identifier(
+          "The client's own identifier of the listing: its externalListingId in paths. Mandatory (rule 10); unique per agency and environment.",
+        ),
         offererEstateGroupId: identifier('Project classifieds only (not supported at present): the group of units. Rule 10.'),
       },
       { description: 'Who offers the listing and under which identifier.' },
@@ -302,10 +329,13 @@ const metadata = object(
     isPublished: {
       type: 'boolean',
       default: true,
-      description: 'false stores the listing without publishing it: it is served to its agency (marked not published) but not shown on the portal.',
+      description:
+        'false stores the listing without publishing it: it is served to its agency (marked not published) but not shown on the portal.',
     },
   },
-  { description: 'About the listing rather than the property. The mandatory members are checked by rule 10, which names each missing one.' },
+  {
+    description: 'About the listing rather than the property. The mandatory members are checked by rule 10, which names each missing one.',
+  },
 );
 
 const media = {
@@ -341,7 +371,8 @@ const contact = object(
 /** The ISO 639-1 codes as members, as in the classifieds, so the document lists the languages. */
 const multiLingualText = kind('multiLingualText', {
   type: 'object',
-  description: 'Text keyed by ISO 639-1 language code, e.g. {"de": "...", "en": "..."}. Rule 1: each at most 3999 characters; rule 21: no HTML, URLs, emails or phone numbers.',
+  description:
+    'Text keyed by ISO 639-1 language code, e.g. {"de": "...", "en": "..."}. Rule 1: each at most 3999 characters; rule 21: no HTML, URLs, emails or phone numbers.',
   additionalProperties: false,
   properties: Object.fromEntries(LANGUAGES.map((code) => [code, { type: 'string' }])),
 });
@@ -349,7 +380,8 @@ const multiLingualText = kind('multiLingualText', {
 export const listingRequestSchema = {
   $id: LISTING_REQUEST_SCHEMA_ID,
   title: 'apiRequest',
-  description: 'A listing as created or replaced by POST /listings and PUT /listings/{externalListingId}. Additional properties are refused at every level.',
+  description:
+    'A listing as created or replaced by POST /listings and PUT /listings/{externalListingId}. Additional properties are refused at every level.',
   type: 'object',
   additionalProperties: false,
   required: ['data', 'metadata'],

@@ -55,7 +55,13 @@ export interface ListingData {
     building?: { numberOfFloors?: number; cellar?: string; barrierFree?: string; elevator?: { person?: string; freight?: string } };
     parkingLots?: Partial<Record<string, number>>;
   };
-  conditions?: { buildState?: string; ageState?: string; yearOfConstruction?: number; lastModernisation?: number; buildingStartDate?: string };
+  conditions?: {
+    buildState?: string;
+    ageState?: string;
+    yearOfConstruction?: number;
+    lastModernisation?: number;
+    buildingStartDate?: string;
+  };
   management?: { availableFromDate?: string; isImmediatelyAvailable?: boolean; isRented?: boolean; isForInvestment?: boolean };
   texts?: Partial<Record<'headline' | 'description' | 'features' | 'area' | 'extendedInformation', MultiLingualText>>;
   links?: {

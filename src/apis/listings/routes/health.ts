@@ -17,7 +17,12 @@ const health = {
     status: { ...status, description: 'PASS when every component passes' },
     components: {
       type: 'array',
-      items: { type: 'object', required: ['name', 'status'], additionalProperties: false, properties: { name: { type: 'string' }, status } },
+      items: {
+        type: 'object',
+        required: ['name', 'status'],
+        additionalProperties: false,
+        properties: { name: { type: 'string' }, status },
+      },
     },
   },
 } as const;

@@ -47,7 +47,12 @@ const created = {
     warnings: {
       type: 'array',
       description: 'Non-blocking findings: the listing was stored all the same',
-      items: { type: 'object', required: ['type', 'message'], additionalProperties: false, properties: { type: { type: 'string' }, message: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['type', 'message'],
+        additionalProperties: false,
+        properties: { type: { type: 'string' }, message: { type: 'string' } },
+      },
     },
     links: {
       type: 'array',
@@ -55,7 +60,10 @@ const created = {
         type: 'object',
         required: ['rel', 'href'],
         additionalProperties: false,
-        properties: { rel: { type: 'string', enum: ['self'] }, href: { type: 'string', format: 'uri', description: 'GET it to read the listing back' } },
+        properties: {
+          rel: { type: 'string', enum: ['self'] },
+          href: { type: 'string', format: 'uri', description: 'GET it to read the listing back' },
+        },
       },
     },
   },
@@ -92,7 +100,11 @@ export const listingResponse = {
         externalListingId: writeAcknowledgement.externalListingId,
         isPublished: { type: 'boolean', description: 'false: stored and served to its agency, not published on the portal' },
         creationDate: { type: 'string', format: 'date-time' },
-        lastUpdateDate: { type: 'string', format: 'date-time', description: 'The last write (create or update); sandbox listings are deleted 90 days after it' },
+        lastUpdateDate: {
+          type: 'string',
+          format: 'date-time',
+          description: 'The last write (create or update); sandbox listings are deleted 90 days after it',
+        },
       },
     },
   },
@@ -129,7 +141,9 @@ export async function listingRoutes(app: FastifyInstance, { pool, config }: ApiD
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { nextPageToken: { type: 'string', description: 'The nextPageToken of the previous page; omit it for the first page' } },
+          properties: {
+            nextPageToken: { type: 'string', description: 'The nextPageToken of the previous page; omit it for the first page' },
+          },
         },
         response: { 200: page },
       },
@@ -139,14 +153,21 @@ export async function listingRoutes(app: FastifyInstance, { pool, config }: ApiD
 
   app.get<{ Params: ExternalListingIdParams }>(
     '/listings/:externalListingId',
-    { config: { scope: 'clim:listings:read' }, ...documentedOnly, schema: { params: externalListingIdParams, response: { 200: listingResponse } } },
+    {
+      config: { scope: 'clim:listings:read' },
+      ...documentedOnly,
+      schema: { params: externalListingIdParams, response: { 200: listingResponse } },
+    },
     async (request) => ({ listing: await readListing(pool, request.tenant!, request.params.externalListingId) }),
   );
 
   app.put<{ Body: ListingRequest; Params: ExternalListingIdParams }>(
     '/listings/:externalListingId',
     { config: { scope: 'clim:listings:update' }, schema: { params: externalListingIdParams, body, response: { 202: accepted } } },
-    async (request, reply) => reply.code(202).send(await updateListing(pool, request.tenant!, request.params.externalListingId, request.body, await storeFor(request.body))),
+    async (request, reply) =>
+      reply
+        .code(202)
+        .send(await updateListing(pool, request.tenant!, request.params.externalListingId, request.body, await storeFor(request.body))),
   );
 
   app.delete<{ Params: ExternalListingIdParams }>(

@@ -2,7 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { Environment } from '../../../platform/catalogue.js';
 import type { ApiDependencies } from '../../module.js';
 import { LocalBlobStore } from '../../../platform/blobs/local.js';
-import { createMedia, MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, mediaStore, receiveUpload, UPLOAD_URL_SECONDS, type NewMedia } from '../medias.js';
+import {
+  createMedia,
+  MAX_MEDIA_BYTES,
+  MEDIA_CONTENT_TYPES,
+  mediaStore,
+  receiveUpload,
+  UPLOAD_URL_SECONDS,
+  type NewMedia,
+} from '../medias.js';
 
 export interface MediaRouteOptions {
   /** The upload size limit; MAX_MEDIA_BYTES (40 MiB) unless a test wants a small one. */
@@ -22,7 +30,8 @@ const createBody = {
       minLength: 1,
       maxLength: 128,
       pattern: '^[A-Za-z0-9._:-]+$',
-      description: 'Your identifier of the media, unique per agency and environment; a listing references the media by it (media[].externalMediaId)',
+      description:
+        'Your identifier of the media, unique per agency and environment; a listing references the media by it (media[].externalMediaId)',
     },
     fileName: {
       type: 'string',
@@ -67,7 +76,8 @@ export async function mediaRoutes(app: FastifyInstance, deps: ApiDependencies, o
         response: { 201: createdResponse },
       },
     },
-    async (request, reply) => reply.code(201).send(await createMedia(deps.pool, store, request.tenant!, request.body, { uploadBaseUrl, maxBytes })),
+    async (request, reply) =>
+      reply.code(201).send(await createMedia(deps.pool, store, request.tenant!, request.body, { uploadBaseUrl, maxBytes })),
   );
 
   if (!(store instanceof LocalBlobStore)) return;
