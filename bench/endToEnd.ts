@@ -52,11 +52,6 @@ export async function loadWithBacklog(
       ),
     1000,
   );
-  let generated;
-  try {
-    generated = await loadAtFixedRate(load);
-  } finally {
-    clearInterval(sampler);
-  }
+  const generated = await loadAtFixedRate(load).finally(() => clearInterval(sampler));
   return { generated, backlogSamples, backlog: await pendingJobs(pool, task) };
 }

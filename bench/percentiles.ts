@@ -26,6 +26,9 @@ export function mediansBySecond(samples: { at: number; value: number }[]): numbe
   if (samples.length === 0) return [];
   const start = Math.min(...samples.map((s) => s.at));
   const seconds: number[][] = [];
-  for (const sample of samples) (seconds[Math.floor((sample.at - start) / 1000)] ??= []).push(sample.value);
+  for (const sample of samples) {
+    const second = Math.floor((sample.at - start) / 1000);
+    seconds[second] = [...(seconds[second] ?? []), sample.value];
+  }
   return Array.from(seconds, (values) => (values ? spread(values).p50 : NaN));
 }

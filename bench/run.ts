@@ -115,7 +115,7 @@ function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number | undefined {
 async function main(): Promise<void> {
   const scenarios = chosen();
   let dataDir: string | undefined;
-  let stopDatabase = async () => undefined as void;
+  let stopDatabase: () => Promise<void> = async () => {};
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-bench-'));
@@ -244,7 +244,7 @@ async function main(): Promise<void> {
     const lengths = Object.fromEntries(scenarios.map((s) => [s.name, { runs: s.runs ?? RUNS, seconds: secondsOf(s) }]));
     fs.writeFileSync(
       file,
-      JSON.stringify(
+      `${JSON.stringify(
         {
           date: new Date().toISOString(),
           machine,
@@ -256,7 +256,7 @@ async function main(): Promise<void> {
         },
         null,
         2,
-      ) + '\n',
+      )}\n`,
     );
     console.log(`\nwritten ${path.relative(process.cwd(), file)}`);
   } finally {

@@ -32,7 +32,7 @@ interface GlobalOptions {
 }
 
 function print(json: boolean, value: unknown, human: () => string): void {
-  process.stdout.write((json ? JSON.stringify(value, null, 2) : human()) + '\n');
+  process.stdout.write(`${json ? JSON.stringify(value, null, 2) : human()}\n`);
 }
 
 function progress(message: string): void {

@@ -119,7 +119,7 @@ class Primary {
       const applied = await prepareDatabase(pool);
       if (applied.length > 0) this.logger.info({ applied }, 'migrations applied');
       const demo = await ensureDemoClient(pool);
-      if (demo) process.stdout.write(firstRunMessage(this.config, demo) + '\n');
+      if (demo) process.stdout.write(`${firstRunMessage(this.config, demo)}\n`);
       const { rows } = await pool.query<{ max: number }>(
         "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS max",
       );
@@ -138,7 +138,8 @@ class Primary {
 
   private fork(slot: number): void {
     this.restarts.delete(slot);
-    const child = cluster.fork({ DATABASE_URL: this.database!.url });
+    if (!this.database) throw new Error('a process was forked before the database was open');
+    const child = cluster.fork({ DATABASE_URL: this.database.url });
     const entry: Child = { slot, process: child, forkedAt: Date.now(), ready: false };
     this.children.set(child.id, entry);
     // A message to a child that is going away fails; its exit is what counts, and is handled.

@@ -155,7 +155,7 @@ export async function startServices(
     const { sealed } = await sealStoredSecrets(pool, sealer, sealedColumnsOf(modules));
     if (sealed > 0) logger.info({ sealed }, 'sealed the secrets an earlier version stored in clear');
     const demo = roles.server ? await ensureDemoClient(pool) : undefined;
-    if (demo) (options.onFirstRun ?? ((message) => process.stdout.write(message + '\n')))(firstRunMessage(config, demo));
+    if (demo) (options.onFirstRun ?? ((message) => process.stdout.write(`${message}\n`)))(firstRunMessage(config, demo));
 
     const streams = [deliveryStream({ sources: deliverySourcesOf(modules) }), ...modules.flatMap((module) => module.streams ?? [])];
     let address: string | undefined;

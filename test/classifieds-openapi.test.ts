@@ -35,6 +35,19 @@ function step(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** The node at a JSON pointer of a document; fails the test when there is none. */
+function nodeAt(document: unknown, pointer: string): Node {
+  const node = pointer
+    .split('/')
+    .slice(1)
+    .reduce<unknown>(
+      (at, step) => (isNode(at) || Array.isArray(at) ? (at as Node)[step.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined),
+      document,
+    );
+  assert.ok(isNode(node), `no object at ${pointer}`);
+  return node;
+}
+
 function isNode(value: unknown): value is Node {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -88,7 +101,7 @@ function withServerPaths(document: Node): Node {
 
 /** JSON pointer → mark of every marked node. */
 function marks(node: unknown, at = '', found: Record<string, unknown> = {}): Record<string, unknown> {
-  if (Array.isArray(node)) node.forEach((item, i) => marks(item, `${at}/${i}`, found));
+  if (Array.isArray(node)) for (const [i, item] of node.entries()) marks(item, `${at}/${i}`, found);
   else if (isNode(node)) {
     if (node[MARK] !== undefined) found[at] = node[MARK];
     for (const [key, value] of Object.entries(node)) marks(value, `${at}/${step(key)}`, found);
@@ -123,12 +136,10 @@ describe('the served classifieds OpenAPI document', () => {
 
   it('fails the diff on any unmarked removal, change or addition', async () => {
     const document = structuredClone(await served('/caas/v4'));
-    const paths = document.paths as Record<string, Record<string, Node>>;
-    const list = paths['/classifieds']?.get as Node;
-    ((list.parameters as Node[])[3]?.schema as Node).default = 100;
-    delete (list.responses as Node)['403'];
-    ((document.components as Node).schemas as Record<string, Node>).Webhook!.additionalProperties = false;
-    (paths['/classifieds/{classifiedId}']?.get?.parameters as Node[]).push({ name: 'X-Debug', in: 'header' });
+    nodeAt(document, '/paths/~1classifieds/get/parameters/3/schema').default = 100;
+    delete nodeAt(document, '/paths/~1classifieds/get/responses')['403'];
+    nodeAt(document, '/components/schemas/Webhook').additionalProperties = false;
+    (nodeAt(document, '/paths/~1classifieds~1{classifiedId}/get').parameters as Node[]).push({ name: 'X-Debug', in: 'header' });
     assert.deepEqual(unmarkedDifferences(withServerPaths(reference), withServerPaths(document)), [
       '/paths/~1classifieds/get/parameters/3/schema/default: 250 became 100',
       '/paths/~1classifieds/get/responses/403: removed',
@@ -193,7 +204,7 @@ describe('the served classifieds OpenAPI document', () => {
         ['deleteSubscriptionToWebhook', 'caas:classifieds:*'],
       ],
     );
-    const getOne = paths['/classifieds/{classifiedId}']?.get as Node;
+    const getOne = nodeAt(document, '/paths/~1classifieds~1{classifiedId}/get');
     assert.deepEqual((getOne.parameters as Node[]).slice(1), [
       { $ref: '#/components/parameters/traceparentHeader' },
       { $ref: '#/components/parameters/userAgentHeader' },
@@ -211,7 +222,7 @@ describe('the served classifieds OpenAPI document', () => {
       headers: { traceparent: { $ref: '#/components/headers/traceparent' }, ETag: { schema: { type: 'string', pattern: '^"\\d+"$' } } },
       [MARK]: true,
     });
-    const statuses = paths['/classifieds/{classifiedId}/statuses']?.get as Node;
+    const statuses = nodeAt(document, '/paths/~1classifieds~1{classifiedId}~1statuses/get');
     assert.deepEqual(
       (statuses.parameters as Node[]).find((parameter) => parameter.name === 'current'),
       {
@@ -222,16 +233,14 @@ describe('the served classifieds OpenAPI document', () => {
         description: 'Deprecated: accepted and ignored',
       },
     );
-    const components = document.components as Record<string, Record<string, Node>>;
-    assert.deepEqual(components.schemas?.Webhook, {
+    assert.deepEqual(nodeAt(document, '/components/schemas/Webhook'), {
       type: 'object',
       required: ['url'],
       properties: {
         url: { type: 'string', format: 'url', maxLength: 2048, [MARK]: ['maxLength'] },
         statuses: {
           type: 'array',
-          items: (((reference.components as Node).schemas as Record<string, Node>).Webhook?.properties as Record<string, Node>).statuses
-            ?.items,
+          items: nodeAt(reference, '/components/schemas/Webhook/properties/statuses/items'),
           maxItems: 100,
           [MARK]: ['maxItems'],
           'x-immogate-bound': 'maxItems added by immogate: the contract sets no bound',
@@ -245,7 +254,7 @@ describe('the served classifieds OpenAPI document', () => {
         },
       },
     });
-    const badRequest = (paths['/classifieds']?.post?.responses as Record<string, Node>)['400']?.content as Node;
+    const badRequest = nodeAt(document, '/paths/~1classifieds/post/responses/400/content');
     assert.deepEqual(Object.keys(badRequest), ['application/json+problem', 'application/problem+json']);
   });
 });

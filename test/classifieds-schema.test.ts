@@ -53,7 +53,10 @@ function objectsOf(document: Schema, start: Schema): Record<string, boolean> {
     const node = resolve(input);
     // A oneOf of one schema (the real media items) is that schema.
     const single = node.oneOf as Schema[] | undefined;
-    if (single?.length === 1) return visit(single[0] as Schema, at);
+    if (single?.length === 1) {
+      visit(single[0] as Schema, at);
+      return;
+    }
     const parts = [node, ...((node.allOf as Schema[] | undefined) ?? []).map(resolve)];
     const properties = Object.assign({}, ...parts.map((part) => (part.properties as Record<string, Schema> | undefined) ?? {})) as Record<
       string,
@@ -61,11 +64,14 @@ function objectsOf(document: Schema, start: Schema): Record<string, boolean> {
     >;
     const variants = parts.flatMap((part) => (part.anyOf as Schema[] | undefined) ?? []);
     if (variants.length > 0) {
-      variants.forEach((variant, i) => visit(variant, `${at}|${i}`));
+      for (const [i, variant] of variants.entries()) visit(variant, `${at}|${i}`);
       return;
     }
     const items = parts.find((part) => part.items !== undefined)?.items as Schema | undefined;
-    if (items) return visit(items, `${at}[]`);
+    if (items) {
+      visit(items, `${at}[]`);
+      return;
+    }
     if (!parts.some((part) => part.type === 'object' || part.properties !== undefined)) return;
     // A multilingual text is one shared schema, closed in both; its 184 language codes are not walked.
     if (Object.keys(properties).length > 100) {
@@ -138,7 +144,10 @@ describe('classified schema generation', () => {
   it('refuses unknown members in exactly the objects where the real document refuses them, and keeps defaults out', () => {
     const defaults: string[] = [];
     const visit = (node: unknown, at: string): void => {
-      if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${at}/${i}`));
+      if (Array.isArray(node)) {
+        for (const [i, item] of node.entries()) visit(item, `${at}/${i}`);
+        return;
+      }
       if (typeof node !== 'object' || node === null) return;
       if ('default' in node) defaults.push(at);
       for (const [key, value] of Object.entries(node)) visit(value, `${at}/${key}`);
@@ -312,10 +321,13 @@ function documentPath(rowPath: string): (string | number)[] {
 
 function setAt(document: Record<string, unknown>, steps: (string | number)[], value: unknown): void {
   let node: Record<string | number, unknown> = document;
-  steps.forEach((step, i) => {
+  for (const [i, step] of steps.entries()) {
     if (i === steps.length - 1) node[step] = value;
-    else node = (node[step] ??= typeof steps[i + 1] === 'number' ? [] : {}) as Record<string | number, unknown>;
-  });
+    else {
+      node[step] ??= typeof steps[i + 1] === 'number' ? [] : {};
+      node = node[step] as Record<string | number, unknown>;
+    }
+  }
 }
 
 /** One document setting every leaf of the reference; of the GeoJSON variants, only `variant`. */

@@ -202,7 +202,7 @@ describe('User-Agent', () => {
   });
 
   it('the classifieds API decides exactly as the contract-notes regex does', async () => {
-    const contract = /^[^\/\s]+\/[^\/\s]+\s{1}[^\/\s]+\/[^\/\s]+\s{1}[^\/\s]+\/[^\/\s]+$/;
+    const contract = /^[^/\s]+\/[^/\s]+\s{1}[^/\s]+\/[^/\s]+\s{1}[^/\s]+\/[^/\s]+$/;
     const auth = bearer(await token('/caas/v4'));
     const samples = ['MyCrm/1.0.0 curl/7.52.1 debian/9', 'MyCrm/1.0.0\tcurl/7.52.1 debian/9', 'a/b c/d', 'a/b c/d e/f g/h', 'ä/1 ö/2 ü/3'];
     for (const userAgent of samples) {

@@ -9,7 +9,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import {
   assertProblem as problem,
-  TRACEPARENT,
   createTestDatabase,
   getToken,
   http,

@@ -26,7 +26,6 @@ import {
   type LocalBlobStore,
 } from '../src/apis/listings/medias.js';
 import { berlinRentApartmentExample } from '../src/apis/listings/model/example.js';
-import { listingRoutes } from '../src/apis/listings/routes/listings.js';
 import { mediaRoutes } from '../src/apis/listings/routes/medias.js';
 import type { ApiModule } from '../src/apis/module.js';
 import { withTenant } from '../src/platform/db/tenant.js';
@@ -39,7 +38,6 @@ import {
   makeClient,
   rawHttp,
   startTestServer,
-  TRACEPARENT,
   USER_AGENT,
   type HttpResult,
   type TestClient,

@@ -15,7 +15,6 @@ import { listingRequestSchema } from '../src/apis/listings/model/schema.js';
 import { listingResponse } from '../src/apis/listings/routes/listings.js';
 import {
   assertProblem as problem,
-  TRACEPARENT,
   createTestDatabase,
   getToken,
   http,

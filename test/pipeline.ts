@@ -5,10 +5,8 @@
  * asynchronous pipeline promises: everything acknowledged is processed and notified, nothing twice.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { minimalClassified } from './fixtures/classifieds.js';

@@ -36,7 +36,7 @@ function withDatabase(url: string, database: string): string {
 async function main(): Promise<number> {
   const filter = process.argv.slice(2);
   let adminUrl = process.env.DATABASE_URL;
-  let stopEmbedded = async () => undefined as void;
+  let stopEmbedded: () => Promise<void> = async () => {};
   let tempDir: string | undefined;
   if (adminUrl) {
     process.stderr.write(`tests: using the PostgreSQL of DATABASE_URL (${new URL(adminUrl).host})\n`);

@@ -161,7 +161,7 @@ async function left(stream: string): Promise<{ id: number; attempts: number; las
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = () => undefined as void;
+  let resolve: () => void = () => {};
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
 }
@@ -540,7 +540,7 @@ describe('platform tasks', () => {
     const { rows } = await pool.query("SELECT id FROM webhook_deliveries WHERE agency_id = 'agency-r'");
     assert.deepEqual(
       rows.map((row) => row.id).sort(),
-      [ids['old-pending'], ids['recent-delivered'], ids['redelivered-today'], ids['many']].sort(),
+      [ids['old-pending'], ids['recent-delivered'], ids['redelivered-today'], ids.many].sort(),
     );
     const attempts = await pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_id = $1', [ids['old-delivered']]);
     assert.deepEqual(attempts.rows, [{ n: 0 }]);

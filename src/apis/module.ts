@@ -25,7 +25,7 @@ export interface ApiModule {
   /** Shared schemas with an `$id`, registered once for validation and the OpenAPI document; routes `$ref` them. */
   schemas?: readonly { $id: string }[];
   /** The API's work claimed from its own tables (e.g. processing what its writes acknowledged); the worker runs them. */
-  streams?: readonly WorkStream<any>[];
+  streams?: readonly WorkStream<unknown>[];
   /** The API's periodic tasks; the worker schedules them beside the platform's. */
   tasks?: readonly ScheduledTask[];
   /** The columns where the API keeps sealed secrets: sealed at upgrade, checked at start, re-wrapped by a key rotation. */

@@ -69,6 +69,13 @@ export const APIS: readonly ApiDescriptor[] = [
   },
 ];
 
+/** The descriptor of one of immogate's APIs. */
+export function apiById(id: ApiDescriptor['id']): ApiDescriptor {
+  const api = APIS.find((candidate) => candidate.id === id);
+  if (!api) throw new Error(`no API ${id} in the catalogue`);
+  return api;
+}
+
 export function rootPath(api: ApiDescriptor, environment: Environment): string {
   return environment === 'sandbox' ? `/sandbox${api.root}` : api.root;
 }

@@ -95,11 +95,13 @@ function responseValidators(document: OpenApiDocument): (path: string, method: s
   (addFormats as unknown as (ajv: Ajv) => void)(ajv);
   const base = 'https://immogate.test/served.json';
   ajv.addSchema(readAsIntended(document as unknown as Schema, base));
-  const escape = (step: string) => step.replace(/~/g, '~0').replace(/\//g, '~1');
+  const pointerStep = (step: string) => step.replace(/~/g, '~0').replace(/\//g, '~1');
   return (path, method, status) => {
     const content = document.paths[path]?.[method]?.responses[String(status)]?.content?.['application/json'];
     if (!content) return undefined;
-    const pointer = ['paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema'].map(escape).join('/');
+    const pointer = ['paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema']
+      .map(pointerStep)
+      .join('/');
     return ajv.compile({ $ref: `${base}#/${pointer}` });
   };
 }

@@ -1,5 +1,5 @@
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
-import { APIS } from '../../platform/catalogue.js';
+import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../module.js';
 import { classifiedsOpenApi } from './openapi.js';
 import { processingStream } from './processing.js';
@@ -13,7 +13,7 @@ import { removeGone, SOURCE, subscriptionStates } from './webhooks.js';
 
 /** Classifieds ingestion v4, served under /caas/v4 and /sandbox/caas/v4. */
 export const classifiedsApi: ApiModule = {
-  api: APIS.find((api) => api.id === 'caas')!,
+  api: apiById('caas'),
   schemas: [{ ...classifiedSchema, $id: CLASSIFIED_SCHEMA_ID }],
   streams: [processingStream],
   tasks: [retentionTask],

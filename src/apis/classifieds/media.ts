@@ -34,7 +34,7 @@ interface Outcome {
 }
 
 async function download(outbound: Outbound, item: MediaItem, signal: AbortSignal): Promise<Outcome> {
-  let response;
+  let response: Awaited<ReturnType<Outbound['request']>>;
   try {
     // Only what came matters (its type and size): the bytes are counted, not kept.
     response = await outbound.request({ method: 'GET', url: item.url, maxBytes: MEDIA_MAX_BYTES, keepBody: false, signal });
@@ -97,7 +97,7 @@ export interface MediaPlan {
 export function planMedia(media: readonly MediaItem[], known: readonly KnownMedia[]): MediaPlan {
   const byUrl = new Map(known.map((row) => [row.url, row]));
   const wanted = media.filter((item) => byUrl.has(item.url));
-  return { wanted, toFetch: wanted.filter((item) => byUrl.get(item.url)!.fetch_status === null) };
+  return { wanted, toFetch: wanted.filter((item) => byUrl.get(item.url)?.fetch_status === null) };
 }
 
 /** Downloads the media, a few at once; each outcome in the order of `items`. */
@@ -119,7 +119,8 @@ export async function fetchMedia(items: readonly MediaItem[], context: WorkConte
 export function mediaStatuses(wanted: readonly MediaItem[], known: readonly KnownMedia[], revision: number): MediaStatusItem[] {
   const byUrl = new Map(known.map((row) => [row.url, row]));
   return wanted.map((item) => {
-    const row = byUrl.get(item.url)!;
+    const row = byUrl.get(item.url);
+    if (!row) throw new Error(`media ${item.url} is not among the known media of revision ${revision}`);
     const keptFromEarlier = row.fetched_revision !== revision;
     const status = row.fetch_status === 'CREATED' && keptFromEarlier ? 'UPDATED' : (row.fetch_status as MediaStatus);
     return row.fetch_error === null ? { url: item.url, status } : { url: item.url, status, reason: row.fetch_error };
@@ -137,10 +138,7 @@ async function inParallel<T, R>(items: readonly T[], limit: number, fn: (item: T
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!);
-    }
+    for (let index = next++; index < items.length; index = next++) results[index] = await fn(items[index] as T);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   return results;

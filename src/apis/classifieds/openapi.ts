@@ -38,11 +38,23 @@ function at(root: Node, pointer: string): Node {
   let node: unknown = root;
   for (const step of pointer.split('/').slice(1)) {
     const key = step.replace(/~1/g, '/').replace(/~0/g, '~');
-    node = isNode(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
+    node = isNode(node) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined;
     if (node === undefined) throw new Error(`caas OpenAPI overlay: the reference has no ${pointer}`);
   }
   if (!isNode(node)) throw new Error(`caas OpenAPI overlay: ${pointer} is not an object`);
   return node;
+}
+
+/** The objects of the array at `key` (none when absent). */
+function list(node: Node, key: string): Node[] {
+  const value = node[key];
+  return Array.isArray(value) ? value.filter(isNode) : [];
+}
+
+/** The object members of the object at `key` (none when absent). */
+function members(node: Node, key: string): [string, Node][] {
+  const value = node[key];
+  return isNode(value) ? Object.entries(value).filter((entry): entry is [string, Node] => isNode(entry[1])) : [];
 }
 
 /** Adds a member of ours to a node of the reference (never replacing one of its members). */
@@ -56,7 +68,8 @@ function add(node: Node, key: string, value: Node): void {
  * and lists those keys in the node's mark; a value of the reference is never replaced.
  */
 function extend(node: Node, additions: Node): void {
-  const marked = Array.isArray(node[EXTENSION_MARK]) ? (node[EXTENSION_MARK] as string[]) : [];
+  const mark = node[EXTENSION_MARK];
+  const marked = Array.isArray(mark) ? mark.filter((key) => typeof key === 'string') : [];
   for (const [key, value] of Object.entries(additions)) {
     const existing = node[key];
     if (existing === undefined) node[key] = value;
@@ -78,8 +91,8 @@ type Operations = Record<string, Node>;
 
 function operationsOf(document: Node): Operations {
   const operations: Operations = {};
-  for (const methods of Object.values(document.paths as Record<string, Record<string, Node>>)) {
-    for (const operation of Object.values(methods)) operations[operation.operationId as string] = operation;
+  for (const [, methods] of members(document, 'paths')) {
+    for (const operation of Object.values(methods).filter(isNode)) operations[String(operation.operationId)] = operation;
   }
   return operations;
 }
@@ -102,10 +115,12 @@ function overlayOperations(document: Node): void {
     if (!operation) throw new Error(`caas OpenAPI overlay: the reference has no operation ${operationId}`);
     operation['x-immogate-scope'] = scope;
   }
-  const responses = (operationId: keyof typeof SCOPES): Node => operations[operationId]?.responses as Node;
+  const operation = (operationId: keyof typeof SCOPES): Node => at(operations, `/${operationId}`);
+  const responses = (operationId: keyof typeof SCOPES): Node => at(operation(operationId), '/responses');
 
-  const getOne = operations.GetClassified as Node;
-  (getOne.parameters as Node[]).push(
+  const getOne = operation('GetClassified');
+  if (!Array.isArray(getOne.parameters)) throw new Error('caas OpenAPI overlay: GetClassified has no parameters in the reference');
+  getOne.parameters.push(
     ours({
       name: 'If-None-Match',
       in: 'header',
@@ -137,25 +152,29 @@ function overlayOperations(document: Node): void {
   }
 
   const pageNote = `At most ${MAX_PAGE_SIZE} items come in a page whatever is asked; nextToken continues`;
-  const listLimit = (operations.getClassifieds?.parameters as Node[]).find((parameter) => parameter.name === 'limit') as Node;
-  extend(listLimit.schema as Node, { minimum: 1 });
+  const parameter = (operationId: keyof typeof SCOPES, name: string): Node => {
+    const found = list(operation(operationId), 'parameters').find((candidate) => candidate.name === name);
+    if (!found) throw new Error(`caas OpenAPI overlay: ${operationId} has no parameter ${name} in the reference`);
+    return found;
+  };
+  const listLimit = parameter('getClassifieds', 'limit');
+  extend(at(listLimit, '/schema'), { minimum: 1 });
   describe(listLimit, pageNote);
-  const statusParameters = operations.getClassifiedStatuses?.parameters as Node[];
-  const statusLimit = statusParameters.find((parameter) => parameter.name === 'limit') as Node;
-  extend(statusLimit.schema as Node, { minimum: 1, default: MAX_PAGE_SIZE });
+  const statusLimit = parameter('getClassifiedStatuses', 'limit');
+  extend(at(statusLimit, '/schema'), { minimum: 1, default: MAX_PAGE_SIZE });
   describe(statusLimit, pageNote);
-  describe(statusParameters.find((parameter) => parameter.name === 'current') as Node, 'Deprecated: accepted and ignored');
-  extend(statusParameters.find((parameter) => parameter.name === 'classifiedId')?.schema as Node, { format: 'uuid' });
+  describe(parameter('getClassifiedStatuses', 'current'), 'Deprecated: accepted and ignored');
+  extend(at(parameter('getClassifiedStatuses', 'classifiedId'), '/schema'), { format: 'uuid' });
 }
 
 /** Every error answer documented also under the content type immogate sends, beside the real one. */
 function overlayProblemTypes(document: Node): void {
   for (const operation of Object.values(operationsOf(document))) {
-    for (const [status, response] of Object.entries(operation.responses as Record<string, Node>)) {
-      const content = response.content as Record<string, Node> | undefined;
-      if (!content || !(status === 'default' || Number(status) >= 400) || content[PROBLEM_TYPE]) continue;
+    for (const [status, response] of members(operation, 'responses')) {
+      const content = Object.fromEntries(members(response, 'content'));
+      if (!(status === 'default' || Number(status) >= 400) || content[PROBLEM_TYPE]) continue;
       const documented = content['application/json+problem'] ?? content['application/json'];
-      if (documented) add(content, PROBLEM_TYPE, { schema: structuredClone(documented.schema) });
+      if (documented) add(at(response, '/content'), PROBLEM_TYPE, { schema: structuredClone(documented.schema) });
     }
   }
 }
@@ -165,9 +184,10 @@ function overlaySchemas(document: Node): void {
   const webhook = at(schemas, '/Webhook/properties');
   const ourWebhook = subscriptionBody.properties;
   add(webhook, 'secret', { ...ourWebhook.secret });
-  extend(webhook.url as Node, { maxLength: ourWebhook.url.maxLength });
-  extend(webhook.statuses as Node, { maxItems: ourWebhook.statuses.maxItems });
-  (webhook.statuses as Node)[BOUND_MARK] = ourWebhook.statuses[BOUND_MARK];
+  extend(at(webhook, '/url'), { maxLength: ourWebhook.url.maxLength });
+  const statuses = at(webhook, '/statuses');
+  extend(statuses, { maxItems: ourWebhook.statuses.maxItems });
+  statuses[BOUND_MARK] = ourWebhook.statuses[BOUND_MARK];
 
   const status = at(schemas, '/ClassifiedStatus/properties');
   add(status, 'stage', {
@@ -195,12 +215,13 @@ function eachArray(root: Node, schema: Node, visit: (array: Node, path: string) 
   if (open.has(schema)) return;
   open.add(schema);
   if (typeof schema.$ref === 'string') eachArray(root, resolve(root, schema.$ref), visit, path, open);
-  for (const member of (schema.allOf as Node[] | undefined) ?? []) eachArray(root, member, visit, path, open);
+  for (const member of list(schema, 'allOf')) eachArray(root, member, visit, path, open);
   for (const combinator of ['anyOf', 'oneOf']) {
-    const alternatives = (schema[combinator] as Node[] | undefined) ?? [];
-    alternatives.forEach((member, i) => eachArray(root, member, visit, alternatives.length > 1 ? `${path}<${i}>` : path, open));
+    const alternatives = list(schema, combinator);
+    for (const [i, member] of alternatives.entries())
+      eachArray(root, member, visit, alternatives.length > 1 ? `${path}<${i}>` : path, open);
   }
-  for (const [name, property] of Object.entries((schema.properties as Record<string, Node> | undefined) ?? {})) {
+  for (const [name, property] of members(schema, 'properties')) {
     eachArray(root, property, visit, `${path}/${name}`, open);
   }
   if (isNode(schema.items)) {
@@ -215,6 +236,7 @@ function eachArray(root: Node, schema: Node, visit: (array: Node, path: string) 
  * (schema/generate.ts); the same bound goes onto the reference's array at the same data path.
  */
 function overlayArrayBounds(document: Node): void {
+  // Read only; JSON imported as a module is typed readonly by its wrapper, not by what it is.
   const generated = classifiedSchema as Node;
   const bounds = new Map<string, Node>();
   eachArray(generated, generated, (array, path) => {
@@ -237,12 +259,13 @@ function overlayArrayBounds(document: Node): void {
 
 /** The served document for a server reachable at `publicUrl`. */
 export function classifiedsOpenApi(publicUrl: string): Node {
+  // The JSON module's literal type is no use here: the overlay reads it as the JSON tree it is.
   const document = structuredClone(reference) as Node;
   document.servers = [
     { url: `${publicUrl}/caas/v4`, description: 'production' },
     { url: `${publicUrl}/sandbox/caas/v4`, description: 'sandbox' },
   ];
-  const info = document.info as Node;
+  const info = at(document, '/info');
   info.title = 'Classifieds ingestion API';
   info.description =
     "The real classifieds ingestion API 4.0.2 as immogate serves it. immogate's additions are marked x-immogate-extension: true on what it added, or the list of the keys it added to a node of the real document.";

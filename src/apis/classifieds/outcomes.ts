@@ -3,6 +3,7 @@ import { Batcher, eachAlone } from '../../platform/db/batcher.js';
 import { transaction, type Statement } from '../../platform/db/pool.js';
 import { mediaOutcomesJson, type MediaOutcome } from './media.js';
 import { recordStatuses, statusesJson, statusInput, type NewStatus } from './statuses.js';
+import { getOrMake } from '../../platform/memo.js';
 
 /**
  * What processing writes about one revision, at one moment: the statuses it reached (with their
@@ -107,14 +108,10 @@ async function writeGroup(pool: pg.Pool, writes: ProcessingWrite[]): Promise<Pro
     results = await transaction(pool, statements);
   } catch (error) {
     if (writes.length === 1) return [{ status: 'rejected', reason: error }];
-    return eachAlone(writes, async (write) => {
-      const [alone] = await writeGroup(pool, [write]);
-      if (alone!.status === 'rejected') throw alone!.reason;
-      return alone!.value;
-    });
+    return eachAlone(writes, (one) => writeGroup(pool, one));
   }
   const finished = new Set(
-    finishIndex === undefined ? [] : results[finishIndex]!.rows.map((row: { classified_id: string }) => row.classified_id),
+    finishIndex === undefined ? [] : (results[finishIndex]?.rows ?? []).map((row: { classified_id: string }) => row.classified_id),
   );
   return writes.map((write) => ({ status: 'fulfilled', value: write.finishedBy !== undefined && finished.has(write.classifiedId) }));
 }
@@ -123,7 +120,6 @@ const writers = new WeakMap<pg.Pool, Batcher<ProcessingWrite, boolean>>();
 
 /** Commits a processing write with whatever others are ready; resolves to whether the classified's work ended. */
 export function commitProcessing(pool: pg.Pool, write: ProcessingWrite): Promise<boolean> {
-  let writer = writers.get(pool);
-  if (!writer) writers.set(pool, (writer = new Batcher((writes) => writeGroup(pool, writes), { maxBatch: 64, maxInFlight: 2 })));
+  const writer = getOrMake(writers, pool, () => new Batcher((writes) => writeGroup(pool, writes), { maxBatch: 64, maxInFlight: 2 }));
   return writer.submit(write);
 }

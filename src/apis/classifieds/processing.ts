@@ -5,6 +5,7 @@ import { commitProcessing } from './outcomes.js';
 import { applyRules, describeViolations, type Violation } from './rules.js';
 import type { Classified } from './schema/classified.js';
 import { OUTCOMES, type NewStatus, type Operation } from './statuses.js';
+import { onlyRow } from '../../platform/db/pool.js';
 
 /**
  * Processing of acknowledged revisions. The processing queue holds one row per classified with
@@ -241,6 +242,6 @@ export const processingStream: WorkStream<ClaimedClassified> = {
               count(*) FILTER (WHERE due_at > now() AND claimed_by IS NOT NULL) AS locked
          FROM caas_processing_queue`,
     );
-    return rows[0]!;
+    return onlyRow(rows);
   },
 };

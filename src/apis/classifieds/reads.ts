@@ -81,7 +81,7 @@ export async function listClassifieds(pool: pg.Pool, tenant: Tenant, query: List
       values: [before ?? null, query.offererEstateId ?? null, pageSize(query.limit) + 1],
     },
   ]);
-  return pageOf(result!.rows as { seq: number; item: string }[], pageSize(query.limit), 'classifieds', (row) => row.item);
+  return pageOf(result.rows as { seq: number; item: string }[], pageSize(query.limit), 'classifieds', (row) => row.item);
 }
 
 export type ReadOne = { notModified: true; revision: number } | { notModified: false; revision: number; item: string };
@@ -102,7 +102,7 @@ export async function readClassified(pool: pg.Pool, tenant: Tenant, id: string, 
       values: [id, ifNoneMatch],
     },
   ]);
-  const row = result!.rows[0] as { revision: number; item: string | null } | undefined;
+  const row = result.rows[0] as { revision: number; item: string | null } | undefined;
   if (!row) throw classifiedNotFound(id);
   return row.item === null ? { notModified: true, revision: row.revision } : { notModified: false, revision: row.revision, item: row.item };
 }
@@ -144,6 +144,6 @@ export async function listStatuses(pool: pg.Pool, tenant: Tenant, id: string, qu
     // An empty page is an unknown classified (404) or filters that matched nothing.
     { name: 'caas.classified_exists', text: 'SELECT 1 FROM classifieds WHERE id = $1', values: [id] },
   ]);
-  if (known!.rowCount === 0) throw classifiedNotFound(id);
-  return pageOf(page!.rows as { seq: number; item: StatusItem }[], pageSize(query.limit), 'statuses', (row) => row.item);
+  if (known.rowCount === 0) throw classifiedNotFound(id);
+  return pageOf(page.rows as { seq: number; item: StatusItem }[], pageSize(query.limit), 'statuses', (row) => row.item);
 }

@@ -6,6 +6,7 @@ import { cancelDeliveries, retargetDeliveries } from '../../platform/delivery/in
 import { notFound } from '../../platform/http/problems.js';
 import type { Sealer } from '../../platform/secrets/sealer.js';
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
+import { onlyRow } from '../../platform/db/pool.js';
 
 /**
  * Status webhooks: PUT /webhooks subscribes the calling client for its offerer in its
@@ -43,7 +44,7 @@ export async function subscribe(pool: pg.Pool, sealer: Sealer, tenant: Tenant, s
         subscription.secret !== undefined,
       ],
     );
-    const row = rows[0]!;
+    const row = onlyRow(rows);
     // Undelivered statuses (retries, and failures an operator may redeliver) follow the
     // subscription to its new key and address: each to its classified's path under the new URL,
     // as recordStatuses builds it, not to the bare URL.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { Batcher, eachAlone } from '../../platform/db/batcher.js';
+import { Batcher, eachAlone, settledAt } from '../../platform/db/batcher.js';
 import { execute, transaction, type Statement } from '../../platform/db/pool.js';
 import { confineTo, withTenant, type Tenant } from '../../platform/db/tenant.js';
 import { entityTags } from '../../platform/http/etags.js';
@@ -9,6 +9,7 @@ import { classifiedNotFound } from './problems.js';
 import type { Classified } from './schema/classified.js';
 import * as repository from './repository.js';
 import { statusesJson, type NewStatus, type Operation } from './statuses.js';
+import { getOrMake } from '../../platform/memo.js';
 
 /**
  * The write path: each POST, PUT and DELETE is one transaction that stores the new revision,
@@ -155,7 +156,10 @@ function disjointRounds(requests: CreateRequest[]): CreateRequest[][] {
     let round = rounds.find(
       (candidate) => !candidate.estateIds.has(request.offererEstateId) && request.urls.every((url) => !candidate.urls.has(url)),
     );
-    if (!round) rounds.push((round = { estateIds: new Set(), urls: new Set(), requests: [] }));
+    if (!round) {
+      round = { estateIds: new Set(), urls: new Set(), requests: [] };
+      rounds.push(round);
+    }
     round.estateIds.add(request.offererEstateId);
     for (const url of request.urls) round.urls.add(url);
     round.requests.push(request);
@@ -178,10 +182,11 @@ function createStatement(tenant: Tenant, requests: CreateRequest[]): Statement {
 /** A create's outcome: done, refused with the problem naming what it duplicates, or undefined when a concurrent write took its offererEstateId. */
 function createResult(outcome: repository.CreateOutcome, request: CreateRequest): PromiseSettledResult<void> | undefined {
   if (outcome.created) return { status: 'fulfilled', value: undefined };
-  if (outcome.media_url !== null) {
+  // The three media columns come from one joined row: all set or none.
+  if (outcome.media_url !== null && outcome.media_id !== null && outcome.media_owner !== null) {
     return {
       status: 'rejected',
-      reason: duplicatedMedia({ url: outcome.media_url, media_id: outcome.media_id!, classified_id: outcome.media_owner! }),
+      reason: duplicatedMedia({ url: outcome.media_url, media_id: outcome.media_id, classified_id: outcome.media_owner }),
     };
   }
   if (outcome.taken_by !== null) return { status: 'rejected', reason: duplicatedClassified(request.offererEstateId, outcome.taken_by) };
@@ -195,40 +200,37 @@ function createResult(outcome: repository.CreateOutcome, request: CreateRequest)
  * only the one at fault fails.
  */
 async function writeCreates(pool: pg.Pool, requests: CreateRequest[]): Promise<PromiseSettledResult<void>[]> {
-  const byTenant = new Map<string, CreateRequest[]>();
+  const byTenant = new Map<string, { tenant: Tenant; requests: CreateRequest[] }>();
   for (const request of requests) {
     const key = JSON.stringify([request.tenant.environment, request.tenant.agencyId]);
-    byTenant.set(key, [...(byTenant.get(key) ?? []), request]);
+    getOrMake(byTenant, key, () => ({ tenant: request.tenant, requests: [] })).requests.push(request);
   }
   const statements: Statement[] = [];
   const answered: { index: number; requests: CreateRequest[] }[] = [];
-  for (const group of byTenant.values()) {
-    statements.push(confineTo(group[0]!.tenant));
+  for (const { tenant, requests: group } of byTenant.values()) {
+    statements.push(confineTo(tenant));
     for (const round of disjointRounds(group)) {
       answered.push({ index: statements.length, requests: round });
-      statements.push(createStatement(group[0]!.tenant, round));
+      statements.push(createStatement(tenant, round));
     }
   }
   try {
     const results = await transaction(pool, statements);
     const byRequest = new Map<CreateRequest, PromiseSettledResult<void>>();
     for (const { index, requests: round } of answered) {
-      for (const outcome of results[index]!.rows as repository.CreateOutcome[]) {
-        const result = createResult(outcome, round[outcome.n]!);
-        if (result) byRequest.set(round[outcome.n]!, result);
+      for (const outcome of (results[index]?.rows ?? []) as repository.CreateOutcome[]) {
+        const request = round[outcome.n];
+        const result = request && createResult(outcome, request);
+        if (request && result) byRequest.set(request, result);
       }
     }
     // Beaten by a concurrent write: written again, it sees that write and names it.
     const raced = requests.filter((request) => !byRequest.has(request));
     const again = raced.length > 0 ? await writeCreates(pool, raced) : [];
-    raced.forEach((request, index) => byRequest.set(request, again[index]!));
-    return requests.map((request) => byRequest.get(request)!);
+    return requests.map((request) => byRequest.get(request) ?? settledAt(again, raced.indexOf(request)));
   } catch (error) {
     if (requests.length > 1) {
-      return eachAlone(requests, async (request) => {
-        const [alone] = await writeCreates(pool, [request]);
-        if (alone!.status === 'rejected') throw alone!.reason;
-      });
+      return eachAlone(requests, (one) => writeCreates(pool, one));
     }
     const [request] = requests as [CreateRequest];
     const explained = await onUniqueViolation(
@@ -243,9 +245,7 @@ const creators = new WeakMap<pg.Pool, Batcher<CreateRequest, void>>();
 
 /** Creates are committed in groups (group commit, see Batcher): one statement and one commit for all the POSTs of a moment. */
 function creatorFor(pool: pg.Pool): Batcher<CreateRequest, void> {
-  let creator = creators.get(pool);
-  if (!creator) creators.set(pool, (creator = new Batcher((requests) => writeCreates(pool, requests), { maxBatch: 64, maxInFlight: 4 })));
-  return creator;
+  return getOrMake(creators, pool, () => new Batcher((requests) => writeCreates(pool, requests), { maxBatch: 64, maxInFlight: 4 }));
 }
 
 /** `json` is the payload as JSON text, if the caller has it already. */

@@ -1,5 +1,5 @@
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
-import { APIS } from '../../platform/catalogue.js';
+import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../module.js';
 import { leadAdminRoutes } from './admin.js';
 import { leadRoutes } from './routes/leads.js';
@@ -8,7 +8,7 @@ import { deliveryHooks, SOURCE } from './subscriptions.js';
 
 /** Lead API v1, served under /seeker-leads/v1 and /sandbox/seeker-leads/v1. */
 export const leadsApi: ApiModule = {
-  api: APIS.find((api) => api.id === 'leads')!,
+  api: apiById('leads'),
   sealedColumns: [{ table: 'lead_webhook_subscriptions', column: 'api_key', key: 'id', purpose: () => WEBHOOK_SECRET }],
   deliverySources: { [SOURCE]: deliveryHooks },
   async routes(app, deps) {

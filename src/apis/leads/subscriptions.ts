@@ -2,9 +2,8 @@ import type { Sealer } from '../../platform/secrets/sealer.js';
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { Environment } from '../../platform/catalogue.js';
 import type { Tenant } from '../../platform/db/tenant.js';
-import { execute } from '../../platform/db/pool.js';
+import { execute, onlyRow } from '../../platform/db/pool.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { ingestionLock } from './ingestionLock.js';
 import {
@@ -82,7 +81,7 @@ export async function createSubscription(pool: pg.Pool, sealer: Sealer, tenant: 
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
       [randomUUID(), tenant.environment, tenant.agencyId, input.url, sealer.seal(input.apiKey, WEBHOOK_SECRET), input.status ?? 'ACTIVE'],
     );
-    return rows[0]!;
+    return onlyRow(rows);
   });
   return toSubscription(row);
 }
@@ -104,11 +103,11 @@ function validTime(text: string): boolean {
 }
 
 function decodeCursor(token: string): [string, string] {
-  const match = CURSOR.exec(decodeToken(token) ?? '');
-  if (!match || !validTime(match[1]!)) {
+  const [, time, id] = CURSOR.exec(decodeToken(token) ?? '') ?? [];
+  if (time === undefined || id === undefined || !validTime(time)) {
     throw badRequest([{ name: 'nextToken', reason: 'is not a nextToken this endpoint returned.' }], 'requestParameter');
   }
-  return [match[1]!, match[2]!];
+  return [time, id];
 }
 
 export interface SubscriptionPage {

@@ -1,4 +1,4 @@
-import { APIS } from '../../platform/catalogue.js';
+import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../module.js';
 import { mediaSweepTask } from './medias.js';
 import { listingRequestSchema } from './model/schema.js';
@@ -9,7 +9,7 @@ import { mediaRoutes } from './routes/medias.js';
 
 /** Listing import v1 (German market), served under /import-listings/v1 and /sandbox/import-listings/v1. */
 export const listingsApi: ApiModule = {
-  api: APIS.find((api) => api.id === 'clim')!,
+  api: apiById('clim'),
   schemas: [listingRequestSchema],
   tasks: [retentionTask, mediaSweepTask],
   async routes(app, deps) {

@@ -92,7 +92,8 @@ export async function createListing(
 ): Promise<CreateAcknowledgement> {
   const { errors, warnings } = checkListing(request);
   if (errors.length > 0) throw rejected(errors);
-  const externalListingId = externalIdOf(request)!;
+  const externalListingId = externalIdOf(request);
+  if (externalListingId === undefined) throw new Error('rule 10 let a listing without metadata.source.offererEstateId through');
   return withTenant(pool, tenant, async (client) => {
     // ON CONFLICT instead of a look-up first: two creates of one id at once get one 201 and one 400.
     const { rows } = await client.query<{ id: string }>(

@@ -332,13 +332,9 @@ export async function receiveUpload(
   if (mediaType(upload.contentType) !== row.content_type) throw unsupportedMediaType(upload.contentType, [row.content_type]);
   if (upload.contentLength !== undefined && Number(upload.contentLength) > maxBytes) throw payloadTooLarge(maxBytes);
 
-  let staged;
-  try {
-    staged = await store.receive(upload.key, upload.body, { contentType: row.content_type, maxBytes });
-  } catch (error) {
-    if (error instanceof BlobTooLarge) throw payloadTooLarge(maxBytes);
-    throw error;
-  }
+  const staged = await store.receive(upload.key, upload.body, { contentType: row.content_type, maxBytes }).catch((error: unknown) => {
+    throw error instanceof BlobTooLarge ? payloadTooLarge(maxBytes) : error;
+  });
   if (staged.size === 0) {
     await staged.discard();
     throw badRequest([{ name: '', reason: 'is empty: send the bytes of the file.' }], 'body');

@@ -20,6 +20,15 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The tenant of a request to a guarded route, typed. The guard sets it before any handler of a
+ * route with a scope runs, so its absence means a public route asked for one: a programming error.
+ */
+export function tenantOf(request: FastifyRequest): Tenant {
+  if (request.tenant === null) throw new Error(`${request.routeOptions.url ?? request.url} is public and has no tenant`);
+  return request.tenant;
+}
+
 // Contract-notes: three space-separated name/version parts.
 const THREE_PART_USER_AGENT = /^[^/\s]+\/[^/\s]+\s{1}[^/\s]+\/[^/\s]+\s{1}[^/\s]+\/[^/\s]+$/;
 
@@ -88,13 +97,9 @@ export function installGuard(app: FastifyInstance, api: ApiDescriptor, environme
         'header',
       );
     }
-    let claims;
-    try {
-      claims = await verifyTokenCached(options.keys, bearer(request), options.publicUrl, audience);
-    } catch (error) {
-      if (error instanceof TokenRejected) throw unauthorized(`The access token is not valid: ${error.message}`, 'invalid_token');
-      throw error;
-    }
+    const claims = await verifyTokenCached(options.keys, bearer(request), options.publicUrl, audience).catch((error: unknown) => {
+      throw error instanceof TokenRejected ? unauthorized(`The access token is not valid: ${error.message}`, 'invalid_token') : error;
+    });
     if (!(await clients.active(claims.sub))) throw unauthorized('The access token is not valid: its client is disabled', 'invalid_token');
     const scopes = parseScopes(claims.scope);
     const required = config.scope as string;

@@ -72,8 +72,8 @@ function basicCredentials(header: string | undefined): TokenContext['basic'] {
   const colon = decoded.indexOf(':');
   if (colon < 0) throw new OAuthError('invalid_client', 'the Basic credentials must be client_id:client_secret', BASIC_CHALLENGE);
   try {
-    const unescape = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '));
-    return { clientId: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+    const formDecode = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '));
+    return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
   } catch {
     throw new OAuthError('invalid_client', 'the Basic credentials are not correctly encoded', BASIC_CHALLENGE);
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, jwtVerify, errors } from 'jose';
 import { ALGORITHM, type KeyStore } from './keys.js';
+import { getOrMake } from '../memo.js';
 
 export const TOKEN_LIFETIME_SECONDS = 86_400;
 /** How far ahead of our clock a token's `iat` may be (clocks of several servers drift a little). */
@@ -55,8 +56,7 @@ const verifiedBy = new WeakMap<KeyStore, Map<string, TokenClaims>>();
  * keys.ts), so a signature once valid stays valid.
  */
 export async function verifyTokenCached(keys: KeyStore, token: string, issuer: string, audience: string): Promise<TokenClaims> {
-  let verified = verifiedBy.get(keys);
-  if (!verified) verifiedBy.set(keys, (verified = new Map()));
+  const verified = getOrMake(verifiedBy, keys, () => new Map<string, TokenClaims>());
   const key = `${issuer}\n${audience}\n${token}`;
   const claims = verified.get(key);
   if (claims) {

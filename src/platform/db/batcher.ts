@@ -52,13 +52,16 @@ export class Batcher<I, O> {
       this.inFlight += 1;
       this.write(batch.map((waiting) => waiting.item))
         .then(
-          (results) =>
-            batch.forEach((waiting, index) => {
-              const result = results[index]!;
+          (results) => {
+            for (const [index, waiting] of batch.entries()) {
+              const result = settledAt(results, index);
               if (result.status === 'fulfilled') waiting.resolve(result.value);
               else waiting.reject(result.reason);
-            }),
-          (error: unknown) => batch.forEach((waiting) => waiting.reject(error)),
+            }
+          },
+          (error: unknown) => {
+            for (const waiting of batch) waiting.reject(error);
+          },
         )
         .finally(() => {
           this.inFlight -= 1;
@@ -69,10 +72,20 @@ export class Batcher<I, O> {
 }
 
 /**
- * What a batch write does when its one transaction failed: each item written alone, so that only
- * the one at fault fails (a write that collided with a concurrent one, a value the database
- * refused).
+ * What a batch write does when its one transaction failed: each item written again in a batch of
+ * its own, so that only the one at fault fails (a write that collided with a concurrent one, a
+ * value the database refused).
  */
-export function eachAlone<I, O>(items: I[], write: (item: I) => Promise<O>): Promise<PromiseSettledResult<O>[]> {
-  return Promise.allSettled(items.map(write));
+export function eachAlone<I, O>(
+  items: I[],
+  writeBatch: (batch: I[]) => Promise<PromiseSettledResult<O>[]>,
+): Promise<PromiseSettledResult<O>[]> {
+  return Promise.all(items.map(async (item) => settledAt(await writeBatch([item]), 0)));
+}
+
+/** The result of the `index`th item of a batch write, which answers one per item. */
+export function settledAt<O>(results: PromiseSettledResult<O>[], index: number): PromiseSettledResult<O> {
+  return (
+    results[index] ?? { status: 'rejected', reason: new Error(`a batch write answered ${results.length} results, none for item ${index}`) }
+  );
 }

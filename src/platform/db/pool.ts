@@ -31,8 +31,15 @@ export function createPool(url: string, max: number): pg.Pool {
   return pool;
 }
 
+/** The one row a statement answers by its nature (an aggregate, an INSERT ... RETURNING of one row). */
+export function onlyRow<R>(rows: readonly R[]): R {
+  const [row] = rows;
+  if (row === undefined || rows.length > 1) throw new Error(`expected one row, got ${rows.length}`);
+  return row;
+}
+
 /** Runs one statement (a bare string is a statement without values). */
-export function execute<R extends pg.QueryResultRow = any>(
+export function execute<R extends pg.QueryResultRow = pg.QueryResultRow>(
   client: pg.ClientBase | pg.Pool,
   statement: Statement | string,
 ): Promise<pg.QueryResult<R>> {
@@ -103,11 +110,11 @@ export async function inTransaction<T>(
  * COMMIT go to the database together, in one round trip. The first failing statement aborts the
  * rest and the whole transaction (the COMMIT then rolls back). Resolves to each statement's result.
  */
-export async function transaction(
+export async function transaction<S extends readonly Statement[]>(
   pool: pg.Pool,
-  statements: readonly Statement[],
+  statements: readonly [...S],
   opening: readonly Statement[] = [],
-): Promise<pg.QueryResult[]> {
+): Promise<ResultsOf<S>> {
   const client = await pool.connect();
   let results: pg.QueryResult[];
   try {
@@ -118,5 +125,9 @@ export async function transaction(
     throw error;
   }
   client.release();
-  return results.slice(1 + opening.length, 1 + opening.length + statements.length);
+  // The pipeline answers one result per statement sent, so the slice has one per statement of `statements`.
+  return results.slice(1 + opening.length, 1 + opening.length + statements.length) as ResultsOf<S>;
 }
+
+/** One result per statement: a fixed list of statements gives a tuple of results, each there. */
+export type ResultsOf<S extends readonly Statement[]> = { -readonly [K in keyof S]: pg.QueryResult };

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
-import { inTransaction, transaction, type Statement } from './pool.js';
+import { inTransaction, transaction, type ResultsOf, type Statement } from './pool.js';
 
 /** Whom a request acts for: the environment of the API root it called and the agency of its token. */
 export interface Tenant {
@@ -39,6 +39,10 @@ export function withTenant<T>(pool: pg.Pool, tenant: TenantScope, fn: (client: p
  * The same confinement for a transaction whose statements are all known up front: one round
  * trip in all (see transaction()). Resolves to each statement's result.
  */
-export function tenantTransaction(pool: pg.Pool, tenant: TenantScope, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
+export function tenantTransaction<S extends readonly Statement[]>(
+  pool: pg.Pool,
+  tenant: TenantScope,
+  statements: readonly [...S],
+): Promise<ResultsOf<S>> {
   return transaction(pool, statements, [confineTo(tenant)]);
 }

@@ -67,7 +67,7 @@ function parseV6(text: string): number[] {
   if (text.includes('.', lastColon)) {
     // A dotted IPv4 tail stands for the last two groups.
     tail = parseV4(text.slice(lastColon + 1));
-    head = text.slice(0, lastColon + 1) + '0:0';
+    head = `${text.slice(0, lastColon + 1)}0:0`;
   }
   const [left = '', right] = head.split('::');
   const groups = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));

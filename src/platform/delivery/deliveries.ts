@@ -1,6 +1,7 @@
 import { sealedWith } from '../secrets/sealer.js';
 import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
+import { onlyRow } from '../db/pool.js';
 
 /**
  * The API modules' side of webhook delivery: schedule a message inside the write it belongs
@@ -94,7 +95,7 @@ export async function scheduleDelivery(client: pg.ClientBase | pg.Pool, spec: De
       JSON.stringify(checkHeaders(spec.headers ?? {})),
     ],
   );
-  return rows[0]!.id;
+  return onlyRow(rows).id;
 }
 
 export interface SubscriptionRef {

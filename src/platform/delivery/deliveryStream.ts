@@ -5,12 +5,13 @@ import type pg from 'pg';
 import type { Config } from '../../config.js';
 import type { Environment } from '../catalogue.js';
 import { Batcher, eachAlone } from '../db/batcher.js';
-import { inTransaction } from '../db/pool.js';
+import { inTransaction, onlyRow } from '../db/pool.js';
 import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../work/stream.js';
 import { WEBHOOKS_STREAM } from './deliveries.js';
 import { OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
 import { parseRetryAfter, retryDelaySeconds } from './retry.js';
 import { signatureHeaders } from './signing.js';
+import { getOrMake } from '../memo.js';
 
 /**
  * The worker side of webhook delivery: the PENDING rows of webhook_deliveries are the queue.
@@ -187,10 +188,7 @@ async function recordDelivered(pool: pg.Pool, outcomes: Delivered[]): Promise<Pr
     });
   } catch (error) {
     if (outcomes.length === 1) return [{ status: 'rejected', reason: error }];
-    return eachAlone(outcomes, async (outcome) => {
-      const [alone] = await recordDelivered(pool, [outcome]);
-      if (alone!.status === 'rejected') throw alone!.reason;
-    });
+    return eachAlone(outcomes, (one) => recordDelivered(pool, one));
   }
   return outcomes.map(() => ({ status: 'fulfilled', value: undefined }));
 }
@@ -198,9 +196,11 @@ async function recordDelivered(pool: pg.Pool, outcomes: Delivered[]): Promise<Pr
 const deliveredWriters = new WeakMap<pg.Pool, Batcher<Delivered, void>>();
 
 function delivered(pool: pg.Pool, delivery: ClaimedDelivery, outcome: Outcome): Promise<void> {
-  let writer = deliveredWriters.get(pool);
-  if (!writer)
-    deliveredWriters.set(pool, (writer = new Batcher((outcomes) => recordDelivered(pool, outcomes), { maxBatch: 128, maxInFlight: 2 })));
+  const writer = getOrMake(
+    deliveredWriters,
+    pool,
+    () => new Batcher((outcomes) => recordDelivered(pool, outcomes), { maxBatch: 128, maxInFlight: 2 }),
+  );
   return writer.submit({ id: delivery.id, attempt: delivery.attempts, status_code: outcome.statusCode, latency_ms: outcome.latencyMs });
 }
 
@@ -306,7 +306,7 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
                 count(*) FILTER (WHERE next_attempt_at > now() AND claimed_by IS NOT NULL) AS locked
            FROM webhook_deliveries WHERE state = 'PENDING'`,
       );
-      return rows[0]!;
+      return onlyRow(rows);
     },
   };
 }

@@ -3,6 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import type { Readable } from 'node:stream';
 import { Agent, request as undiciRequest } from 'undici';
 import { forbiddenReason, parseIp } from './addresses.js';
+import { getOrMake } from '../memo.js';
 
 /**
  * The one HTTP client for calls to addresses that users give us (webhook receivers, media URLs).
@@ -321,10 +322,6 @@ const shared = new WeakMap<object, Map<string, Outbound>>();
  * never gets these connections.
  */
 export function sharedOutbound(owner: object, policy: OutboundPolicy): Outbound {
-  let byPolicy = shared.get(owner);
-  if (!byPolicy) shared.set(owner, (byPolicy = new Map()));
-  const key = JSON.stringify(policy);
-  let outbound = byPolicy.get(key);
-  if (!outbound) byPolicy.set(key, (outbound = createOutbound(policy)));
-  return outbound;
+  const byPolicy = getOrMake(shared, owner, () => new Map<string, Outbound>());
+  return getOrMake(byPolicy, JSON.stringify(policy), () => createOutbound(policy));
 }

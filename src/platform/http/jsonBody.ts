@@ -235,13 +235,10 @@ export function firstRepeatedMember(text: string): string | undefined {
       const top = stack[stack.length - 1];
       if (text[next] === ':' && top?.names) {
         const name = JSON.parse(text.slice(i, close + 1)) as string;
-        if (top.names.has(name))
-          return (
-            stack
-              .slice(0, -1)
-              .map((frame) => `/${escapeStep(frame.step)}`)
-              .join('') + `/${escapeStep(name)}`
-          );
+        if (top.names.has(name)) {
+          const parent = stack.slice(0, -1).map((frame) => `/${escapeStep(frame.step)}`);
+          return `${parent.join('')}/${escapeStep(name)}`;
+        }
         top.names.add(name);
         top.step = name;
       }

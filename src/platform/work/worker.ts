@@ -12,7 +12,7 @@ export interface WorkerOptions {
   databaseUrl: string;
   logger: Logger;
   config: Config;
-  streams: readonly WorkStream<any>[];
+  streams: readonly WorkStream<unknown>[];
   tasks: readonly ScheduledTask[];
 }
 
@@ -49,7 +49,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     options.databaseUrl,
     logger,
     (name) => byName.get(name)?.wake(),
-    () => runners.forEach((runner) => runner.wake()),
+    () => {
+      for (const runner of runners) runner.wake();
+    },
   );
   await listener.start();
   for (const runner of runners) runner.start();

@@ -5,6 +5,7 @@ import { MAX_PAGE_SIZE, listClassifieds, listStatuses, readClassified, type Page
 import { MEDIA_STATUSES, PORTALS, STAGES, STATUSES } from '../statuses.js';
 import { BOUND_MARK, BOUND_NOTE } from '../schema/bounds.js';
 import { CLASSIFIED_SCHEMA_ID, SCOPES, classifiedIdParams, type ClassifiedIdParams } from './shared.js';
+import { tenantOf } from '../../../platform/auth/guard.js';
 
 // No maximum, as in the contract: a larger limit is served a page of MAX_PAGE_SIZE.
 const limit = {
@@ -98,7 +99,7 @@ export async function readRoutes(app: FastifyInstance, { pool }: ApiDependencies
       },
     },
     async (request, reply) => {
-      const page = await listClassifieds(pool, request.tenant!, request.query);
+      const page = await listClassifieds(pool, tenantOf(request), request.query);
       const next = page.nextToken === undefined ? '' : `,"nextToken":${JSON.stringify(page.nextToken)}`;
       return reply.type('application/json; charset=utf-8').send(`{"items":[${page.items.join(',')}]${next}}`);
     },
@@ -119,7 +120,12 @@ export async function readRoutes(app: FastifyInstance, { pool }: ApiDependencies
       },
     },
     async (request, reply) => {
-      const result = await readClassified(pool, request.tenant!, request.params.classifiedId, entityTags(request.headers['if-none-match']));
+      const result = await readClassified(
+        pool,
+        tenantOf(request),
+        request.params.classifiedId,
+        entityTags(request.headers['if-none-match']),
+      );
       reply.header('etag', `"${result.revision}"`);
       if (result.notModified) return reply.code(304).send();
       return reply.type('application/json; charset=utf-8').send(result.item);
@@ -154,7 +160,7 @@ export async function readRoutes(app: FastifyInstance, { pool }: ApiDependencies
     },
     async (request): Promise<Page<unknown>> => {
       const { limit: size, nextToken: token, filter, status, portal } = request.query;
-      return listStatuses(pool, request.tenant!, request.params.classifiedId, {
+      return listStatuses(pool, tenantOf(request), request.params.classifiedId, {
         limit: size,
         nextToken: token,
         latest: filter === 'latest',

@@ -7,6 +7,7 @@ import type { ApiDependencies } from '../../module.js';
 import { STATUSES } from '../statuses.js';
 import { subscribe, unsubscribe, type Subscription } from '../webhooks.js';
 import { SCOPES } from './shared.js';
+import { tenantOf } from '../../../platform/auth/guard.js';
 
 // Open as the contract's Webhook is: members it does not name are accepted and ignored.
 export const subscriptionBody = {
@@ -45,7 +46,7 @@ export async function webhookRoutes(app: FastifyInstance, { pool, config }: ApiD
         if (error instanceof OutboundError) throw badRequest([{ name: '/url', reason: `${error.message}.` }], 'body');
         throw error;
       }
-      await subscribe(pool, sealer, request.tenant!, request.body);
+      await subscribe(pool, sealer, tenantOf(request), request.body);
       return sendSuccess(reply);
     },
   );
@@ -54,7 +55,7 @@ export async function webhookRoutes(app: FastifyInstance, { pool, config }: ApiD
     '/webhooks',
     { config: { scope: SCOPES.deleteSubscriptionToWebhook }, schema: { response: success } },
     async (request, reply) => {
-      await unsubscribe(pool, request.tenant!);
+      await unsubscribe(pool, tenantOf(request));
       return sendSuccess(reply);
     },
   );

@@ -10,6 +10,7 @@ import {
   classifiedIdParams,
   type ClassifiedIdParams,
 } from './shared.js';
+import { tenantOf } from '../../../platform/auth/guard.js';
 
 const body = { $ref: `${CLASSIFIED_SCHEMA_ID}#` };
 
@@ -19,7 +20,7 @@ export async function writeRoutes(app: FastifyInstance, { pool }: ApiDependencie
     '/classifieds',
     { config: { scope: SCOPES.createClassified }, schema: { body, response: { 202: acknowledgement } } },
     async (request, reply) => {
-      const ack = await createClassified(pool, request.tenant!, request.body, request.rawJson ?? undefined);
+      const ack = await createClassified(pool, tenantOf(request), request.body, request.rawJson ?? undefined);
       return reply.code(202).header('etag', `"${ack.revision}"`).send(acknowledgementBody(ack.classifiedId));
     },
   );
@@ -38,7 +39,7 @@ export async function writeRoutes(app: FastifyInstance, { pool }: ApiDependencie
     async (request, reply) => {
       const ack = await updateClassified(
         pool,
-        request.tenant!,
+        tenantOf(request),
         request.params.classifiedId,
         request.body,
         request.headers['if-match'],
@@ -52,7 +53,7 @@ export async function writeRoutes(app: FastifyInstance, { pool }: ApiDependencie
     '/classifieds/:classifiedId',
     { config: { scope: SCOPES.deleteClassified }, schema: { params: classifiedIdParams, response: { 202: acknowledgement } } },
     async (request, reply) => {
-      const ack = await deleteClassified(pool, request.tenant!, request.params.classifiedId);
+      const ack = await deleteClassified(pool, tenantOf(request), request.params.classifiedId);
       return reply.code(202).header('etag', `"${ack.revision}"`).send(acknowledgementBody(ack.classifiedId));
     },
   );

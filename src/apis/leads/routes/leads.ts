@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { APIS, rootPath } from '../../../platform/catalogue.js';
+import { apiById, rootPath } from '../../../platform/catalogue.js';
 import type { ApiDependencies } from '../../module.js';
 import { createLead, listLeads, MAX_PAGE_SIZE, readLead, type CreateLeadRequest, type LeadQuery } from '../leads.js';
+import { tenantOf } from '../../../platform/auth/guard.js';
 
-const LEADS_API = APIS.find((api) => api.id === 'leads')!;
+const LEADS_API = apiById('leads');
 
 /** The spec's limit on these routes: 10 requests per 200 ms per caller. */
 const rateLimited = { scope: 'leads:read', rateLimit: { max: 10, timeWindow: 200 } };
@@ -151,7 +152,7 @@ export async function leadRoutes(app: FastifyInstance, { pool, config }: ApiDepe
     '/leads',
     { config: { scope: 'leads:create' }, schema: { body: createLeadRequest, response: { 200: submitted } } },
     async (request) => {
-      const { requestId } = await createLead(pool, request.tenant!, request.body);
+      const { requestId } = await createLead(pool, tenantOf(request), request.body);
       return { title: 'Lead submitted', requestId };
     },
   );
@@ -161,12 +162,12 @@ export async function leadRoutes(app: FastifyInstance, { pool, config }: ApiDepe
     { config: rateLimited, schema: { querystring: leadQuery, response: { 200: leadPage } } },
     async (request) => {
       const query = request.query;
-      const page = await listLeads(pool, request.tenant!, query);
+      const page = await listLeads(pool, tenantOf(request), query);
       // Absolute links: a client follows them as they are, whatever base it was configured with.
       const link = (start: string | undefined) => {
         const params = new URLSearchParams({ minDate: String(query.minDate), maxDate: String(query.maxDate), limit: String(query.limit) });
         if (start !== undefined) params.set('start', start);
-        return `${config.publicUrl}${rootPath(LEADS_API, request.tenant!.environment)}/leads?${params}`;
+        return `${config.publicUrl}${rootPath(LEADS_API, tenantOf(request).environment)}/leads?${params}`;
       };
       return {
         metadata: { count: page.items.length, limit: query.limit, minDate: query.minDate, maxDate: query.maxDate, start: query.start },
@@ -179,6 +180,6 @@ export async function leadRoutes(app: FastifyInstance, { pool, config }: ApiDepe
   app.get<{ Params: { leadId: string } }>(
     '/leads/:leadId',
     { config: rateLimited, schema: { params: leadIdParams, response: { 200: lead } } },
-    async (request) => readLead(pool, request.tenant!, request.params.leadId),
+    async (request) => readLead(pool, tenantOf(request), request.params.leadId),
   );
 }

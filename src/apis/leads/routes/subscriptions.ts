@@ -12,6 +12,7 @@ import {
   type NewSubscription,
   type SubscriptionChanges,
 } from '../subscriptions.js';
+import { tenantOf } from '../../../platform/auth/guard.js';
 
 const SCOPE = 'leads:webhooks';
 // The spec's limit for POST /webhook/subscriptions (as for GET /leads): 10 per 200 ms per caller.
@@ -143,7 +144,7 @@ export async function subscriptionRoutes(app: FastifyInstance, { pool, config }:
     { config: { scope: SCOPE, rateLimit: RATE_LIMIT }, schema: { body: createBody, response: { 201: subscription } } },
     async (request, reply) => {
       checkUrl(request.body.url, config);
-      return reply.code(201).send(await createSubscription(pool, sealer, request.tenant!, request.body));
+      return reply.code(201).send(await createSubscription(pool, sealer, tenantOf(request), request.body));
     },
   );
 
@@ -163,20 +164,20 @@ export async function subscriptionRoutes(app: FastifyInstance, { pool, config }:
         response: { 200: listResponse },
       },
     },
-    async (request) => listSubscriptions(pool, request.tenant!, request.query),
+    async (request) => listSubscriptions(pool, tenantOf(request), request.query),
   );
 
   app.put<{ Params: IdParams; Body: SubscriptionChanges }>(
     '/webhook/subscriptions/:id',
     { config: { scope: SCOPE }, schema: { params: idParams, body: updateBody, response: { 200: subscription } } },
-    async (request) => updateSubscription(pool, sealer, request.tenant!, request.params.id, request.body),
+    async (request) => updateSubscription(pool, sealer, tenantOf(request), request.params.id, request.body),
   );
 
   app.delete<{ Params: IdParams }>(
     '/webhook/subscriptions/:id',
     { config: { scope: SCOPE }, schema: { params: idParams, response: { 200: deleted } } },
     async (request) => ({
-      ...(await deleteSubscription(pool, request.tenant!, request.params.id)),
+      ...(await deleteSubscription(pool, tenantOf(request), request.params.id)),
       message: 'The subscription was deleted',
     }),
   );
@@ -197,6 +198,6 @@ export async function subscriptionRoutes(app: FastifyInstance, { pool, config }:
         response: { 200: audit },
       },
     },
-    async (request) => auditSubscription(pool, request.tenant!, request.params.id, request.query.limit),
+    async (request) => auditSubscription(pool, tenantOf(request), request.params.id, request.query.limit),
   );
 }

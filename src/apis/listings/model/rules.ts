@@ -76,7 +76,7 @@ function isObject(value: unknown): value is Node {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function escape(member: string): string {
+function pointerStep(member: string): string {
   return member.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
@@ -103,12 +103,12 @@ function collect(schemaNode: Node, value: unknown, pointer: string, out: KindFie
   const properties = schema.properties;
   if (isObject(properties) && isObject(value)) {
     for (const [member, child] of Object.entries(properties)) {
-      if (value[member] !== undefined && isObject(child)) collect(child, value[member], `${pointer}/${escape(member)}`, out);
+      if (value[member] !== undefined && isObject(child)) collect(child, value[member], `${pointer}/${pointerStep(member)}`, out);
     }
   }
   const items = schema.items;
   if (isObject(items) && Array.isArray(value)) {
-    value.forEach((item, index) => collect(items, item, `${pointer}/${index}`, out));
+    for (const [index, item] of value.entries()) collect(items, item, `${pointer}/${index}`, out);
   }
 }
 
@@ -123,7 +123,7 @@ function textEntries(context: Context, kinds: readonly FieldKind[]): { pointer: 
     if (!isObject(field.value)) return [];
     return Object.entries(field.value)
       .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
-      .map(([language, text]) => ({ pointer: `${field.pointer}/${escape(language)}`, text }));
+      .map(([language, text]) => ({ pointer: `${field.pointer}/${pointerStep(language)}`, text }));
   });
 }
 

@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { APIS, rootPath } from '../../../platform/catalogue.js';
+import { apiById, rootPath } from '../../../platform/catalogue.js';
 import type { ApiDependencies } from '../../module.js';
 import type { BlobStore } from '../../../platform/blobs/index.js';
 import { createListing, deleteListing, listListings, PAGE_SIZE, readListing, updateListing } from '../listings.js';
 import { mediaStore } from '../medias.js';
 import { LISTING_REQUEST_SCHEMA_ID } from '../model/schema.js';
 import type { ListingRequest } from '../model/types.js';
+import { tenantOf } from '../../../platform/auth/guard.js';
 
-const CLIM = APIS.find((api) => api.id === 'clim')!;
+const CLIM = apiById('clim');
 
 const body = { $ref: `${LISTING_REQUEST_SCHEMA_ID}#` };
 
@@ -124,8 +125,8 @@ export async function listingRoutes(app: FastifyInstance, { pool, config }: ApiD
     '/listings',
     { config: { scope: 'clim:listings:create' }, schema: { body, response: { 201: created } } },
     async (request, reply) => {
-      const ack = await createListing(pool, request.tenant!, request.body, await storeFor(request.body));
-      const location = `${config.publicUrl}${rootPath(CLIM, request.tenant!.environment)}/listings/${encodeURIComponent(ack.externalListingId)}`;
+      const ack = await createListing(pool, tenantOf(request), request.body, await storeFor(request.body));
+      const location = `${config.publicUrl}${rootPath(CLIM, tenantOf(request).environment)}/listings/${encodeURIComponent(ack.externalListingId)}`;
       return reply
         .code(201)
         .header('location', location)
@@ -148,7 +149,7 @@ export async function listingRoutes(app: FastifyInstance, { pool, config }: ApiD
         response: { 200: page },
       },
     },
-    async (request) => listListings(pool, request.tenant!, request.query.nextPageToken),
+    async (request) => listListings(pool, tenantOf(request), request.query.nextPageToken),
   );
 
   app.get<{ Params: ExternalListingIdParams }>(
@@ -158,7 +159,7 @@ export async function listingRoutes(app: FastifyInstance, { pool, config }: ApiD
       ...documentedOnly,
       schema: { params: externalListingIdParams, response: { 200: listingResponse } },
     },
-    async (request) => ({ listing: await readListing(pool, request.tenant!, request.params.externalListingId) }),
+    async (request) => ({ listing: await readListing(pool, tenantOf(request), request.params.externalListingId) }),
   );
 
   app.put<{ Body: ListingRequest; Params: ExternalListingIdParams }>(
@@ -167,12 +168,12 @@ export async function listingRoutes(app: FastifyInstance, { pool, config }: ApiD
     async (request, reply) =>
       reply
         .code(202)
-        .send(await updateListing(pool, request.tenant!, request.params.externalListingId, request.body, await storeFor(request.body))),
+        .send(await updateListing(pool, tenantOf(request), request.params.externalListingId, request.body, await storeFor(request.body))),
   );
 
   app.delete<{ Params: ExternalListingIdParams }>(
     '/listings/:externalListingId',
     { config: { scope: 'clim:listings:delete' }, schema: { params: externalListingIdParams, response: { 202: accepted } } },
-    async (request, reply) => reply.code(202).send(await deleteListing(pool, request.tenant!, request.params.externalListingId)),
+    async (request, reply) => reply.code(202).send(await deleteListing(pool, tenantOf(request), request.params.externalListingId)),
   );
 }

@@ -11,6 +11,7 @@ import {
   UPLOAD_URL_SECONDS,
   type NewMedia,
 } from '../medias.js';
+import { tenantOf } from '../../../platform/auth/guard.js';
 
 export interface MediaRouteOptions {
   /** The upload size limit; MAX_MEDIA_BYTES (40 MiB) unless a test wants a small one. */
@@ -77,7 +78,7 @@ export async function mediaRoutes(app: FastifyInstance, deps: ApiDependencies, o
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createMedia(deps.pool, store, request.tenant!, request.body, { uploadBaseUrl, maxBytes })),
+      reply.code(201).send(await createMedia(deps.pool, store, tenantOf(request), request.body, { uploadBaseUrl, maxBytes })),
   );
 
   if (!(store instanceof LocalBlobStore)) return;
