@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { ApiModule } from '../src/apis/module.js';
 import { loadConfig, type Config } from '../src/config.js';
@@ -16,6 +18,9 @@ import { Sealer, parseKey } from '../src/platform/secrets/sealer.js';
 import { WEBHOOK_SECRET } from '../src/platform/secrets/stored.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServices, type Services } from '../src/runtime.js';
+
+/** The repository's root (this file runs from dist/test/), for the files tests read as data. */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export const USER_AGENT = 'ImmogateTests/1.0.0 node/20 linux/6';
 

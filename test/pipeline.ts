@@ -180,7 +180,7 @@ export function acknowledged(): Acknowledged {
 
 let serial = 0;
 
-/** A classified every portal accepts (as in classifieds-processing.test.ts), with 1-3 media of its own. */
+/** A classified every portal accepts (as in test/classifieds/processing.test.ts), with 1-3 media of its own. */
 function publishable(tag: string, media: MediaServer): { body: Record<string, any>; urls: string[] } {
   const n = ++serial;
   const body = minimalClassified();

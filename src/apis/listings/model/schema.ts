@@ -8,7 +8,7 @@
  * another's code. The `data` object keeps the classifieds' structure and member names where the
  * two coincide (location, prices.rent.baseRent.amount, spaces, structure.rooms, texts keyed by
  * language, links, media categories), takes the shared vocabularies from the model family's
- * reference (matrices.ts), and adds what the listing rules name. test/listings-rules.test.ts
+ * reference (matrices.ts), and adds what the listing rules name. test/listings/rules.test.ts
  * checks every shared path against the classifieds schema so the two cannot drift apart unnoticed.
  *
  * What the schema checks: structure, types, enums, required members, lengths of identifiers, and

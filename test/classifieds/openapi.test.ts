@@ -7,15 +7,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { classifiedSchema } from '../src/apis/classifieds/schema/classified.js';
-import { createTestDatabase, http, startTestServer, type TestDatabase, type TestServer } from './helpers.js';
+import { classifiedSchema } from '../../src/apis/classifieds/schema/classified.js';
+import { REPO_ROOT, createTestDatabase, http, startTestServer, type TestDatabase, type TestServer } from '../helpers.js';
 
 type Node = Record<string, unknown>;
 
 const MARK = 'x-immogate-extension';
 const PROSE = new Set(['description', 'summary', 'title']);
-const REFERENCE_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../reference/caas-v4-openapi.facts.json');
+const REFERENCE_FILE = path.join(REPO_ROOT, 'reference/caas-v4-openapi.facts.json');
 const reference = JSON.parse(fs.readFileSync(REFERENCE_FILE, 'utf8')) as Node;
 
 let database: TestDatabase;

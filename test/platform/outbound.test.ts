@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { forbiddenReason } from '../src/platform/delivery/addresses.js';
-import { checkTargetUrl, createOutbound, OutboundError, type Outbound, type OutboundPolicy } from '../src/platform/delivery/outbound.js';
-import { parseRetryAfter, retryDelaySeconds } from '../src/platform/delivery/retry.js';
+import { forbiddenReason } from '../../src/platform/delivery/addresses.js';
+import { checkTargetUrl, createOutbound, OutboundError, type Outbound, type OutboundPolicy } from '../../src/platform/delivery/outbound.js';
+import { parseRetryAfter, retryDelaySeconds } from '../../src/platform/delivery/retry.js';
 
 /**
  * A loopback server with one behaviour per path. Hanging responses are ended by close().

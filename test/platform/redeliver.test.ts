@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { minimalClassified } from './fixtures/classifieds.js';
+import { minimalClassified } from '../fixtures/classifieds.js';
 import {
   assertProblem,
   createTestDatabase,
@@ -22,9 +22,9 @@ import {
   type TestClient,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
-import { runCli } from './processes.js';
-import { leadRequest } from './fixtures/leads.js';
+} from '../helpers.js';
+import { runCli } from '../processes.js';
+import { leadRequest } from '../fixtures/leads.js';
 
 type Body = Record<string, any>;
 

@@ -16,9 +16,9 @@ import {
   type TestClient,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
-import { minimalClassified, realisticClassified } from './fixtures/classifieds.js';
-import { assertContract } from './fixtures/contract.js';
+} from '../helpers.js';
+import { minimalClassified, realisticClassified } from '../fixtures/classifieds.js';
+import { assertContract } from '../fixtures/contract.js';
 
 let database: TestDatabase;
 let server: TestServer;

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { APIS, type ApiDescriptor } from '../src/platform/catalogue.js';
-import type { ApiModule } from '../src/apis/module.js';
+import { APIS, type ApiDescriptor } from '../../src/platform/catalogue.js';
+import type { ApiModule } from '../../src/apis/module.js';
 import {
   TRACEPARENT,
   USER_AGENT,
@@ -22,7 +22,7 @@ import {
   type TestClient,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
+} from '../helpers.js';
 
 const BODY_LIMIT = 2048;
 const INTERNAL_SECRET = 'connect ECONNREFUSED 10.0.0.5:5432 (password=hunter2) at /srv/immogate/src/secret.ts:42';

@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { listingsApi } from '../src/apis/listings/index.js';
-import { mediaStore, sweepMedia } from '../src/apis/listings/medias.js';
-import { retentionTask, SANDBOX_RETENTION_DAYS, sweepSandboxListings } from '../src/apis/listings/retention.js';
-import { createLogger } from '../src/platform/log.js';
-import { berlinRentApartment } from './fixtures/listings.js';
+import { listingsApi } from '../../src/apis/listings/index.js';
+import { mediaStore, sweepMedia } from '../../src/apis/listings/medias.js';
+import { retentionTask, SANDBOX_RETENTION_DAYS, sweepSandboxListings } from '../../src/apis/listings/retention.js';
+import { createLogger } from '../../src/platform/log.js';
+import { berlinRentApartment } from '../fixtures/listings.js';
 import {
   USER_AGENT,
   createTestDatabase,
@@ -23,7 +23,7 @@ import {
   type HttpResult,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
+} from '../helpers.js';
 
 type Body = Record<string, any>;
 

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { listMigrations, migrate } from '../src/platform/db/migrate.js';
-import { createPool, type Pool } from '../src/platform/db/pool.js';
-import { createTestDatabase, type TestDatabase } from './helpers.js';
+import { listMigrations, migrate } from '../../src/platform/db/migrate.js';
+import { createPool, type Pool } from '../../src/platform/db/pool.js';
+import { createTestDatabase, type TestDatabase } from '../helpers.js';
 
 const NAMES = listMigrations().map((m) => `${String(m.id).padStart(3, '0')}_${m.name}`);
 

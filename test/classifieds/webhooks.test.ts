@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { minimalClassified } from './fixtures/classifieds.js';
+import { minimalClassified } from '../fixtures/classifieds.js';
 import {
   createTestDatabase,
   getToken,
@@ -20,7 +20,7 @@ import {
   type HttpResult,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
+} from '../helpers.js';
 
 type Body = Record<string, any>;
 

@@ -12,12 +12,12 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { leadsApi } from '../src/apis/leads/index.js';
-import { redeliverLeadNotifications } from '../src/apis/leads/notifications.js';
-import { createPool, type Pool } from '../src/platform/db/pool.js';
-import { deliveryStream } from '../src/platform/delivery/index.js';
-import { startWorker, type Worker } from '../src/platform/work/worker.js';
-import { createLogger } from '../src/platform/log.js';
+import { leadsApi } from '../../src/apis/leads/index.js';
+import { redeliverLeadNotifications } from '../../src/apis/leads/notifications.js';
+import { createPool, type Pool } from '../../src/platform/db/pool.js';
+import { deliveryStream } from '../../src/platform/delivery/index.js';
+import { startWorker, type Worker } from '../../src/platform/work/worker.js';
+import { createLogger } from '../../src/platform/log.js';
 import {
   createTestDatabase,
   getToken,
@@ -28,8 +28,8 @@ import {
   type TestClient,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
-import type { Audit, AuditEvent, Subscription } from '../src/apis/leads/subscriptions.js';
+} from '../helpers.js';
+import type { Audit, AuditEvent, Subscription } from '../../src/apis/leads/subscriptions.js';
 
 type Body = Record<string, any>;
 

@@ -11,7 +11,7 @@ import { request as httpRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { listingsApi } from '../src/apis/listings/index.js';
+import { listingsApi } from '../../src/apis/listings/index.js';
 import {
   attachMedia,
   detachListingMedia,
@@ -24,12 +24,12 @@ import {
   UNATTACHED_GRACE_SECONDS,
   UPLOAD_URL_SECONDS,
   type LocalBlobStore,
-} from '../src/apis/listings/medias.js';
-import { berlinRentApartmentExample } from '../src/apis/listings/model/example.js';
-import { mediaRoutes } from '../src/apis/listings/routes/medias.js';
-import type { ApiModule } from '../src/apis/module.js';
-import { withTenant } from '../src/platform/db/tenant.js';
-import { Problem } from '../src/platform/http/problems.js';
+} from '../../src/apis/listings/medias.js';
+import { berlinRentApartmentExample } from '../../src/apis/listings/model/example.js';
+import { mediaRoutes } from '../../src/apis/listings/routes/medias.js';
+import type { ApiModule } from '../../src/apis/module.js';
+import { withTenant } from '../../src/platform/db/tenant.js';
+import { Problem } from '../../src/platform/http/problems.js';
 import {
   assertProblem as problem,
   createTestDatabase,
@@ -43,7 +43,7 @@ import {
   type TestClient,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
+} from '../helpers.js';
 
 const ROOT = '/import-listings/v1';
 const SANDBOX = `/sandbox${ROOT}`;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { APIS, rootPath, type ApiDescriptor } from '../src/platform/catalogue.js';
-import type { ApiModule } from '../src/apis/module.js';
-import { scheduleDelivery } from '../src/platform/delivery/index.js';
+import { APIS, rootPath, type ApiDescriptor } from '../../src/platform/catalogue.js';
+import type { ApiModule } from '../../src/apis/module.js';
+import { scheduleDelivery } from '../../src/platform/delivery/index.js';
 import {
   TRACEPARENT,
   createTestDatabase,
@@ -13,7 +13,7 @@ import {
   type TestDatabase,
   type TestServer,
   sealedWebhookSecret,
-} from './helpers.js';
+} from '../helpers.js';
 
 function api(id: ApiDescriptor['id']): ApiDescriptor {
   const found = APIS.find((candidate) => candidate.id === id);

@@ -15,9 +15,9 @@ import {
   waitFor,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
-import { runCli } from './processes.js';
-import { leadRequest } from './fixtures/leads.js';
+} from '../helpers.js';
+import { runCli } from '../processes.js';
+import { leadRequest } from '../fixtures/leads.js';
 
 const ROOT = '/seeker-leads/v1';
 let database: TestDatabase;

@@ -14,8 +14,8 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import type { JWK } from 'jose';
 import { Webhook } from 'standardwebhooks';
-import { kekId, parseKey, sealerFor, sealedWith } from '../src/platform/secrets/sealer.js';
-import { leadRequest } from './fixtures/leads.js';
+import { kekId, parseKey, sealerFor, sealedWith } from '../../src/platform/secrets/sealer.js';
+import { leadRequest } from '../fixtures/leads.js';
 import {
   TEST_SECRETS_KEY,
   USER_AGENT,
@@ -28,8 +28,8 @@ import {
   type TestClient,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
-import { runCli } from './processes.js';
+} from '../helpers.js';
+import { runCli } from '../processes.js';
 
 const NEW_KEY = 'bmV3LWtleS1lbmNyeXB0aW9uLWtleS1mb3ItdGVzdHM';
 const WEBHOOK_SECRET_SENT = 'classified-webhook-secret-0123456789';

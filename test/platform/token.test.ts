@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { ClientCredentials } from 'simple-oauth2';
-import { createTestDatabase, http, makeClient, startTestServer, type TestClient, type TestDatabase, type TestServer } from './helpers.js';
+import { createTestDatabase, http, makeClient, startTestServer, type TestClient, type TestDatabase, type TestServer } from '../helpers.js';
 
 let database: TestDatabase;
 let server: TestServer;

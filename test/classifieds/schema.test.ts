@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ErrorObject } from 'ajv';
-import { classifiedSchema } from '../src/apis/classifieds/schema/classified.js';
+import { classifiedSchema } from '../../src/apis/classifieds/schema/classified.js';
 import {
   ENUMS_FILE,
   FIELDS_FILE,
@@ -24,9 +24,9 @@ import {
   SCHEMA_FILE,
   TYPES_FILE,
   type ReferenceEnums,
-} from '../src/apis/classifieds/schema/generate.js';
-import { createValidators, validationProblem } from '../src/platform/http/validation.js';
-import { minimalClassified, realisticClassified } from './fixtures/classifieds.js';
+} from '../../src/apis/classifieds/schema/generate.js';
+import { createValidators, validationProblem } from '../../src/platform/http/validation.js';
+import { minimalClassified, realisticClassified } from '../fixtures/classifieds.js';
 
 const root = repositoryRoot();
 

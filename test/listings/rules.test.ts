@@ -11,20 +11,27 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
-import { berlinRentApartmentExample } from '../src/apis/listings/model/example.js';
+import { berlinRentApartmentExample } from '../../src/apis/listings/model/example.js';
 import {
   DISTRIBUTION_SUB_TYPES,
   ESTATE_SUB_TYPES,
   ESTATE_TYPES,
   PROJECT_DISTRIBUTION_SUB_TYPES,
   PROJECT_ESTATE_SUB_TYPES,
-} from '../src/apis/listings/model/matrices.js';
-import { checkListing, forbiddenContent, isProjectListing, isPublished, RULES, type RuleError } from '../src/apis/listings/model/rules.js';
-import { LISTING_REQUEST_SCHEMA_ID, listingRequestSchema } from '../src/apis/listings/model/schema.js';
-import { createValidators, validationProblem } from '../src/platform/http/validation.js';
-import { berlinRentApartment } from './fixtures/listings.js';
+} from '../../src/apis/listings/model/matrices.js';
+import {
+  checkListing,
+  forbiddenContent,
+  isProjectListing,
+  isPublished,
+  RULES,
+  type RuleError,
+} from '../../src/apis/listings/model/rules.js';
+import { LISTING_REQUEST_SCHEMA_ID, listingRequestSchema } from '../../src/apis/listings/model/schema.js';
+import { createValidators, validationProblem } from '../../src/platform/http/validation.js';
+import { berlinRentApartment } from '../fixtures/listings.js';
+import { REPO_ROOT } from '../helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -164,8 +171,7 @@ describe('the listing request schema', () => {
 
   it('shares member names and types with the classifieds data tree where the two coincide', () => {
     // Read as data, not imported: an API may not import another's code, a test may compare them.
-    const here = path.dirname(fileURLToPath(import.meta.url));
-    const file = path.join(here, '../../src/apis/classifieds/schema/classified.schema.json');
+    const file = path.join(REPO_ROOT, 'src/apis/classifieds/schema/classified.schema.json');
     const classified = JSON.parse(fs.readFileSync(file, 'utf8')) as Body;
     const types = (schema: Body, rootSchema: Body, prefix: string, out: Map<string, string>): Map<string, string> => {
       // A $ref is a MultiLingualText in both: compared as an object, its language members not listed.

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { minimalClassified } from './fixtures/classifieds.js';
+import { minimalClassified } from '../fixtures/classifieds.js';
 import {
   createTestDatabase,
   getToken,
@@ -18,7 +18,7 @@ import {
   type HttpResult,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
+} from '../helpers.js';
 
 type Body = Record<string, any>;
 

@@ -4,8 +4,8 @@
  * validation, the URL policy, the rate limit of POST, scopes and tenant isolation.
  * ALLOW_PRIVATE_TARGETS is unset here, so private and loopback URLs are refused.
  */
-import { sealerFor } from '../src/platform/secrets/sealer.js';
-import { WEBHOOK_SECRET } from '../src/platform/secrets/stored.js';
+import { sealerFor } from '../../src/platform/secrets/sealer.js';
+import { WEBHOOK_SECRET } from '../../src/platform/secrets/stored.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -19,7 +19,7 @@ import {
   type TestClient,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
+} from '../helpers.js';
 
 interface Subscription {
   subscriptionId: string;

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { eraseAuthor } from '../src/apis/leads/erasure.js';
+import { eraseAuthor } from '../../src/apis/leads/erasure.js';
 import {
   TRACEPARENT,
   createTestDatabase,
@@ -19,7 +19,7 @@ import {
   type HttpResult,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
+} from '../helpers.js';
 
 type Body = Record<string, any>;
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Environment } from '../src/platform/catalogue.js';
-import { createPool, type Pool } from '../src/platform/db/pool.js';
-import { tenantTransaction, withTenant } from '../src/platform/db/tenant.js';
-import { createTestDatabase, type TestDatabase } from './helpers.js';
+import type { Environment } from '../../src/platform/catalogue.js';
+import { createPool, type Pool } from '../../src/platform/db/pool.js';
+import { tenantTransaction, withTenant } from '../../src/platform/db/tenant.js';
+import { createTestDatabase, type TestDatabase } from '../helpers.js';
 
 let database: TestDatabase;
 let pool: Pool;

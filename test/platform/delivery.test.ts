@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { loadConfig, type Config } from '../src/config.js';
-import { createPool, inTransaction, type Pool } from '../src/platform/db/pool.js';
-import { withTenant } from '../src/platform/db/tenant.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createPool, inTransaction, type Pool } from '../../src/platform/db/pool.js';
+import { withTenant } from '../../src/platform/db/tenant.js';
 import {
   cancelDeliveries,
   deliveryStream,
@@ -18,11 +18,11 @@ import {
   type DeliverySpec,
   type DeliveryStreamOptions,
   type GoneContext,
-} from '../src/platform/delivery/index.js';
-import type { WorkStream } from '../src/platform/work/stream.js';
-import { startWorker, type Worker } from '../src/platform/work/worker.js';
-import { createLogger } from '../src/platform/log.js';
-import { TEST_SECRETS_KEY, createTestDatabase, sealedWebhookSecret, waitFor, type TestDatabase } from './helpers.js';
+} from '../../src/platform/delivery/index.js';
+import type { WorkStream } from '../../src/platform/work/stream.js';
+import { startWorker, type Worker } from '../../src/platform/work/worker.js';
+import { createLogger } from '../../src/platform/log.js';
+import { TEST_SECRETS_KEY, createTestDatabase, sealedWebhookSecret, waitFor, type TestDatabase } from '../helpers.js';
 
 let database: TestDatabase;
 let pool: Pool;

@@ -7,16 +7,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { retentionTask as classifiedRetention } from '../src/apis/classifieds/retention.js';
-import { loadConfig, type Config } from '../src/config.js';
-import { createPool, type Pool } from '../src/platform/db/pool.js';
-import { scheduleDelivery } from '../src/platform/delivery/index.js';
-import { createLogger } from '../src/platform/log.js';
-import type { ScheduledTask } from '../src/platform/work/schedule.js';
-import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../src/platform/work/stream.js';
-import { PLATFORM_TASKS } from '../src/platform/work/tasks.js';
-import { startWorker, type Worker } from '../src/platform/work/worker.js';
-import { TEST_SECRETS_KEY, createTestDatabase, makeClient, sealedWebhookSecret, waitFor, type TestDatabase } from './helpers.js';
+import { retentionTask as classifiedRetention } from '../../src/apis/classifieds/retention.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createPool, type Pool } from '../../src/platform/db/pool.js';
+import { scheduleDelivery } from '../../src/platform/delivery/index.js';
+import { createLogger } from '../../src/platform/log.js';
+import type { ScheduledTask } from '../../src/platform/work/schedule.js';
+import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../../src/platform/work/stream.js';
+import { PLATFORM_TASKS } from '../../src/platform/work/tasks.js';
+import { startWorker, type Worker } from '../../src/platform/work/worker.js';
+import { TEST_SECRETS_KEY, createTestDatabase, makeClient, sealedWebhookSecret, waitFor, type TestDatabase } from '../helpers.js';
 
 let database: TestDatabase;
 let pool: Pool;

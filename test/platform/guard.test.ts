@@ -4,14 +4,14 @@
  * route per scope under every root; tokens come from the real token endpoint, and the tokens no
  * honest endpoint would issue (expired, foreign scopes) are signed with the server's own key.
  */
-import { sealerFor } from '../src/platform/secrets/sealer.js';
+import { sealerFor } from '../../src/platform/secrets/sealer.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, generateKeyPair, importJWK, type JWK, type JWTPayload } from 'jose';
-import { APIS, rootPath, type ApiDescriptor } from '../src/platform/catalogue.js';
-import type { ApiModule } from '../src/apis/module.js';
-import { disableClient } from '../src/platform/auth/clients.js';
+import { APIS, rootPath, type ApiDescriptor } from '../../src/platform/catalogue.js';
+import type { ApiModule } from '../../src/apis/module.js';
+import { disableClient } from '../../src/platform/auth/clients.js';
 import {
   TRACEPARENT,
   createTestDatabase,
@@ -24,7 +24,7 @@ import {
   type TestClient,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
+} from '../helpers.js';
 
 const api = (id: ApiDescriptor['id']): ApiDescriptor => APIS.find((candidate) => candidate.id === id) as ApiDescriptor;
 const caas = api('caas');

@@ -11,8 +11,8 @@ import nodePath from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { listingRequestSchema } from '../src/apis/listings/model/schema.js';
-import { listingResponse } from '../src/apis/listings/routes/listings.js';
+import { listingRequestSchema } from '../../src/apis/listings/model/schema.js';
+import { listingResponse } from '../../src/apis/listings/routes/listings.js';
 import {
   assertProblem as problem,
   createTestDatabase,
@@ -24,8 +24,8 @@ import {
   type TestDatabase,
   type TestServer,
   USER_AGENT,
-} from './helpers.js';
-import { berlinRentApartment } from './fixtures/listings.js';
+} from '../helpers.js';
+import { berlinRentApartment } from '../fixtures/listings.js';
 
 type Body = Record<string, any>;
 
@@ -34,7 +34,7 @@ const SANDBOX = '/sandbox/import-listings/v1';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-// The reasons of the model's rules (test/listings-rules.test.ts covers all 21): here they must reach the client as they are.
+// The reasons of the model's rules (test/listings/rules.test.ts covers all 21): here they must reach the client as they are.
 const RULE_17_ERRORS = [
   {
     name: '/data/prices/rent',

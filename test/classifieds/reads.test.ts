@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { assertContract } from './fixtures/contract.js';
-import { minimalClassified, realisticClassified } from './fixtures/classifieds.js';
+import { assertContract } from '../fixtures/contract.js';
+import { minimalClassified, realisticClassified } from '../fixtures/classifieds.js';
 import {
   TRACEPARENT,
   createTestDatabase,
@@ -20,7 +20,7 @@ import {
   type HttpResult,
   type TestDatabase,
   type TestServer,
-} from './helpers.js';
+} from '../helpers.js';
 
 type Body = Record<string, any>;
 
