@@ -18,10 +18,8 @@ import { createLogger } from './platform/log.js';
 import { openDatabase, prepareDatabase, sealedColumnsOf, startServices } from './runtime.js';
 import { rotateKey } from './platform/secrets/rotate.js';
 import { SecretsKeyError, keySourceOf } from './platform/secrets/sealer.js';
-import { eraseAuthor } from './apis/leads/erasure.js';
-import { redeliverLeadNotifications } from './apis/leads/notifications.js';
 import { API_MODULES } from './apis/index.js';
-import { deliverySourcesOf } from './apis/module.js';
+import { deliverySourcesOf, type CliContext, type RedeliverOptions } from './apis/module.js';
 import { parseScopes } from './platform/auth/scopes.js';
 import { redeliverWebhooks, type Redelivery, type RedeliveryTarget } from './platform/delivery/index.js';
 
@@ -296,32 +294,19 @@ export function buildCli(): Command {
             ]),
       );
     });
-  const leads = program.command('leads').description('Lead API operations');
-  leads
-    .command('erase')
-    .description('GDPR erasure: empties the personal data of every lead of an author, and of their stored notifications')
-    .requiredOption('--email <address>', "the author's email address (case-insensitive)")
-    .action(async (options: { email: string }) => {
-      if (!/^[^\s@]+@[^\s@]+$/.test(options.email.trim())) throw new CliError(`--email must be an email address, got "${options.email}"`);
-      const result = await withDatabase(loadConfig(), (pool) => eraseAuthor(pool, options.email));
-      print(
-        json(),
-        result,
-        () => `erased ${result.leadsErased} lead(s) of ${result.email}; scrubbed ${result.notificationsScrubbed} stored notification(s)`,
-      );
-    });
-  leads
-    .command('redeliver')
-    .description('sends lead notifications again: one by its webhook-id, or every failed one since a time (a worker sends them)')
-    .option('--delivery <id>', 'the webhook-id of one notification')
-    .option('--since <time>', 'ISO 8601 time: every failed notification created since then')
-    .option('--agency <id>', 'with --since: only this agency')
-    .addOption(new Option('--environment <environment>', 'with --since: only this environment').choices(['production', 'sandbox']))
-    .action(async (options: RedeliverOptions) => {
+  const cli: CliContext = {
+    withDatabase: (fn) => withDatabase(loadConfig(), fn),
+    print: (value, human) => print(json(), value, human),
+    fail: (message) => {
+      throw new CliError(message);
+    },
+    async redeliver(options, noun, send) {
       const target = redeliveryTarget(options);
-      const result = await withDatabase(loadConfig(), (pool) => redeliverLeadNotifications(pool, target));
-      reportRedelivery(json(), result, 'notification(s)', 'deliveryId' in target);
-    });
+      const result = await withDatabase(loadConfig(), (pool) => send(pool, target));
+      reportRedelivery(json(), result, noun, 'deliveryId' in target);
+    },
+  };
+  for (const module of API_MODULES) module.commands?.(program, cli);
   const sources = deliverySourcesOf(API_MODULES);
   const secrets = program.command('secrets').description('the key that seals the secrets stored in the database');
   secrets
@@ -354,20 +339,12 @@ export function buildCli(): Command {
       const filter =
         'deliveryId' in target ? (['api', 'agency', 'environment'] as const).find((name) => options[name] !== undefined) : undefined;
       if (filter !== undefined) throw new CliError(`--${filter} applies only with --since`);
-      const result = await withDatabase(loadConfig(), (pool) => redeliverWebhooks(pool, { ...target, source: options.api }, sources));
-      reportRedelivery(json(), result, 'webhook(s)', 'deliveryId' in target);
+      await cli.redeliver(options, 'webhook(s)', (pool, target) => redeliverWebhooks(pool, { ...target, source: options.api }, sources));
     });
   return program;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-interface RedeliverOptions {
-  delivery?: string;
-  since?: string;
-  agency?: string;
-  environment?: 'production' | 'sandbox';
-}
 
 /** The redeliver commands' --delivery or --since (with its filters), each well formed. */
 function redeliveryTarget(options: RedeliverOptions): RedeliveryTarget {

@@ -1,7 +1,8 @@
+import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Pool } from '../platform/db/pool.js';
-import type { DeliverySources } from '../platform/delivery/index.js';
+import type { DeliverySources, Redelivery, RedeliveryTarget } from '../platform/delivery/index.js';
 import type { Logger } from '../platform/log.js';
 import type { SealedColumn } from '../platform/secrets/stored.js';
 import type { ScheduledTask } from '../platform/work/schedule.js';
@@ -40,6 +41,28 @@ export interface ApiModule {
   routes(app: FastifyInstance, deps: ApiDependencies): Promise<void>;
   /** Operator routes, registered under /admin behind ADMIN_TOKEN; they act across every agency. */
   adminRoutes?(app: FastifyInstance, deps: ApiDependencies): Promise<void>;
+  /** The API's operator commands, added to the `immogate` CLI. */
+  commands?(program: Command, cli: CliContext): void;
+}
+
+/** What an API's CLI commands may use: the CLI's output, errors and database, as every command has them. */
+export interface CliContext {
+  /** Runs `fn` on the configured database, migrated first (progress on stderr). */
+  withDatabase<T>(fn: (pool: Pool) => Promise<T>): Promise<T>;
+  /** Prints `value` as JSON under --json, else its human form. */
+  print(value: unknown, human: () => string): void;
+  /** Ends the command with a message naming what was wrong in its input (exit code 1, no stack). */
+  fail(message: string): never;
+  /** A redeliver command's common part: checks --delivery or --since and its filters, sends, reports each delivery. */
+  redeliver(options: RedeliverOptions, noun: string, send: (pool: Pool, target: RedeliveryTarget) => Promise<Redelivery>): Promise<void>;
+}
+
+/** The options every redeliver command takes. */
+export interface RedeliverOptions {
+  delivery?: string;
+  since?: string;
+  agency?: string;
+  environment?: 'production' | 'sandbox';
 }
 
 /** The delivery sources of `modules`, by source: what the worker and the operator's redelivery consult. */

@@ -2,6 +2,7 @@ import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../module.js';
 import { leadAdminRoutes } from './admin.js';
+import { leadCommands } from './commands.js';
 import { leadRoutes } from './routes/leads.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
 import { deliveryHooks, SOURCE } from './subscriptions.js';
@@ -16,4 +17,5 @@ export const leadsApi: ApiModule = {
     await subscriptionRoutes(app, deps);
   },
   adminRoutes: leadAdminRoutes,
+  commands: leadCommands,
 };

@@ -1,0 +1,29 @@
+/* The lead API's operator commands: GDPR erasure of an author, and redelivery of notifications. */
+import { type Command, Option } from 'commander';
+import type { CliContext, RedeliverOptions } from '../module.js';
+import { eraseAuthor } from './erasure.js';
+import { redeliverLeadNotifications } from './notifications.js';
+
+export function leadCommands(program: Command, cli: CliContext): void {
+  const leads = program.command('leads').description('Lead API operations');
+  leads
+    .command('erase')
+    .description('GDPR erasure: empties the personal data of every lead of an author, and of their stored notifications')
+    .requiredOption('--email <address>', "the author's email address (case-insensitive)")
+    .action(async (options: { email: string }) => {
+      if (!/^[^\s@]+@[^\s@]+$/.test(options.email.trim())) cli.fail(`--email must be an email address, got "${options.email}"`);
+      const result = await cli.withDatabase((pool) => eraseAuthor(pool, options.email));
+      cli.print(
+        result,
+        () => `erased ${result.leadsErased} lead(s) of ${result.email}; scrubbed ${result.notificationsScrubbed} stored notification(s)`,
+      );
+    });
+  leads
+    .command('redeliver')
+    .description('sends lead notifications again: one by its webhook-id, or every failed one since a time (a worker sends them)')
+    .option('--delivery <id>', 'the webhook-id of one notification')
+    .option('--since <time>', 'ISO 8601 time: every failed notification created since then')
+    .option('--agency <id>', 'with --since: only this agency')
+    .addOption(new Option('--environment <environment>', 'with --since: only this environment').choices(['production', 'sandbox']))
+    .action((options: RedeliverOptions) => cli.redeliver(options, 'notification(s)', redeliverLeadNotifications));
+}
