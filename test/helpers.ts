@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import pg from 'pg';
 import type { ApiModule } from '../src/apis/module.js';
 import { loadConfig, type Config } from '../src/config.js';
@@ -255,4 +256,71 @@ export function assertProblem(
     instance: result.headers.get('traceparent'),
     ...extra,
   });
+}
+
+/** What useServer gives a test file. */
+export interface ServerFixture {
+  readonly database: TestDatabase;
+  readonly server: TestServer;
+  /** A client of the fixture's intermediaries and scopes, in both environments. */
+  readonly client: TestClient;
+  /** A token of the fixture's client. */
+  token(options: { root: string; intermediary: string; scope?: string }): Promise<string>;
+}
+
+export interface ServerFixtureOptions {
+  /** Environment of the server, over the tests' defaults. */
+  env?: Record<string, string>;
+  worker?: boolean;
+  apis?: readonly ApiModule[];
+  /** The client made for the file: its intermediaries and scopes. */
+  client?: { intermediaries: string[]; scopes: string[] };
+}
+
+class Fixture implements ServerFixture {
+  private started?: { database: TestDatabase; server: TestServer; client: TestClient };
+
+  private get parts(): { database: TestDatabase; server: TestServer; client: TestClient } {
+    if (!this.started) throw new Error('useServer: its members exist once the before hooks ran');
+    return this.started;
+  }
+  get database(): TestDatabase {
+    return this.parts.database;
+  }
+  get server(): TestServer {
+    return this.parts.server;
+  }
+  get client(): TestClient {
+    return this.parts.client;
+  }
+
+  async start(options: ServerFixtureOptions): Promise<void> {
+    const database = await createTestDatabase();
+    const server = await startTestServer(database, { env: options.env, worker: options.worker, apis: options.apis });
+    const { intermediaries, scopes } = options.client ?? { intermediaries: ['agency-1'], scopes: [] };
+    const client = await makeClient(server.pool, intermediaries, scopes);
+    this.started = { database, server, client };
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    await this.started.server.close();
+    await this.started.database.drop();
+  }
+
+  token(options: { root: string; intermediary: string; scope?: string }): Promise<string> {
+    return getToken(this.server, this.client, options);
+  }
+}
+
+/**
+ * The test file's database, immogate on it and a client: made by a before hook registered here,
+ * closed and dropped by an after hook. Call it at the top of the file, before the file's own hooks
+ * (an after hook of the file that still needs the server must be registered before this call).
+ */
+export function useServer(options: ServerFixtureOptions = {}): ServerFixture {
+  const fixture = new Fixture();
+  before(() => fixture.start(options));
+  after(() => fixture.stop());
+  return fixture;
 }

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { openEmbedded } from '../src/platform/db/embedded.js';
 import { migrate } from '../src/platform/db/migrate.js';
@@ -60,7 +60,8 @@ async function main(): Promise<number> {
 
     const files = testFiles(here).filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)));
     const code = await new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], {
+      const leaks = pathToFileURL(path.join(here, 'leaks.js')).href;
+      const child = spawn(process.execPath, ['--test', '--test-concurrency=2', `--import=${leaks}`, ...files], {
         stdio: 'inherit',
         env: { ...process.env, IMMOGATE_TEST_ADMIN_URL: adminUrl, IMMOGATE_TEST_TEMPLATE: template, DATABASE_URL: '' },
       });
