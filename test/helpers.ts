@@ -262,10 +262,12 @@ export function assertProblem(
 export interface ServerFixture {
   readonly database: TestDatabase;
   readonly server: TestServer;
-  /** A client of the fixture's intermediaries and scopes, in both environments. */
+  /** The client asked for in the options: of its intermediaries and scopes, in both environments. */
   readonly client: TestClient;
   /** A token of the fixture's client. */
   token(options: { root: string; intermediary: string; scope?: string }): Promise<string>;
+  /** Resolves once the members are there: the file's own before hooks await it (node:test starts root hooks together). */
+  ready(): Promise<void>;
 }
 
 export interface ServerFixtureOptions {
@@ -278,9 +280,17 @@ export interface ServerFixtureOptions {
 }
 
 class Fixture implements ServerFixture {
-  private started?: { database: TestDatabase; server: TestServer; client: TestClient };
+  private started?: { database: TestDatabase; server: TestServer; client?: TestClient };
+  private starting?: Promise<void>;
 
-  private get parts(): { database: TestDatabase; server: TestServer; client: TestClient } {
+  constructor(private readonly options: ServerFixtureOptions) {}
+
+  ready(): Promise<void> {
+    this.starting ??= this.start(this.options);
+    return this.starting;
+  }
+
+  private get parts(): { database: TestDatabase; server: TestServer; client?: TestClient } {
     if (!this.started) throw new Error('useServer: its members exist once the before hooks ran');
     return this.started;
   }
@@ -291,18 +301,20 @@ class Fixture implements ServerFixture {
     return this.parts.server;
   }
   get client(): TestClient {
-    return this.parts.client;
+    const { client } = this.parts;
+    if (!client) throw new Error('useServer: no client was asked for (options.client)');
+    return client;
   }
 
-  async start(options: ServerFixtureOptions): Promise<void> {
+  private async start(options: ServerFixtureOptions): Promise<void> {
     const database = await createTestDatabase();
     const server = await startTestServer(database, { env: options.env, worker: options.worker, apis: options.apis });
-    const { intermediaries, scopes } = options.client ?? { intermediaries: ['agency-1'], scopes: [] };
-    const client = await makeClient(server.pool, intermediaries, scopes);
+    const client = options.client && (await makeClient(server.pool, options.client.intermediaries, options.client.scopes));
     this.started = { database, server, client };
   }
 
   async stop(): Promise<void> {
+    await this.starting;
     if (!this.started) return;
     await this.started.server.close();
     await this.started.database.drop();
@@ -314,13 +326,12 @@ class Fixture implements ServerFixture {
 }
 
 /**
- * The test file's database, immogate on it and a client: made by a before hook registered here,
- * closed and dropped by an after hook. Call it at the top of the file, before the file's own hooks
- * (an after hook of the file that still needs the server must be registered before this call).
+ * The test file's database, immogate on it and a client: made by a before hook registered here
+ * (the file's own before hooks await `ready()` first), closed and dropped by an after hook.
  */
 export function useServer(options: ServerFixtureOptions = {}): ServerFixture {
-  const fixture = new Fixture();
-  before(() => fixture.start(options));
+  const fixture = new Fixture(options);
+  before(() => fixture.ready());
   after(() => fixture.stop());
   return fixture;
 }

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { classifiedSchema } from '../../src/apis/classifieds/schema/classified.js';
-import { REPO_ROOT, createTestDatabase, http, startTestServer, type TestDatabase, type TestServer } from '../helpers.js';
+import { REPO_ROOT, http, type TestServer, useServer } from '../helpers.js';
 
 type Node = Record<string, unknown>;
 
@@ -17,17 +17,12 @@ const PROSE = new Set(['description', 'summary', 'title']);
 const REFERENCE_FILE = path.join(REPO_ROOT, 'reference/caas-v4-openapi.facts.json');
 const reference = JSON.parse(fs.readFileSync(REFERENCE_FILE, 'utf8')) as Node;
 
-let database: TestDatabase;
+const fixture = useServer();
 let server: TestServer;
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database);
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
+  await fixture.ready();
+  server = fixture.server;
 });
 
 function step(key: string): string {

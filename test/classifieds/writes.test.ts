@@ -4,23 +4,12 @@
  * spec's rules refuse bad writes whole. The worker is off here, so what is queued stays visible.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import {
-  TRACEPARENT,
-  createTestDatabase,
-  getToken,
-  http,
-  makeClient,
-  startTestServer,
-  type HttpResult,
-  type TestClient,
-  type TestDatabase,
-  type TestServer,
-} from '../helpers.js';
+import { before, describe, it } from 'node:test';
+import { TRACEPARENT, http, type HttpResult, type TestClient, type TestServer, useServer } from '../helpers.js';
 import { minimalClassified, realisticClassified } from '../fixtures/classifieds.js';
 import { assertContract } from '../fixtures/contract.js';
 
-let database: TestDatabase;
+const fixture = useServer({ client: { intermediaries: ['agency-1', 'agency-2'], scopes: ['caas:*'] } });
 let server: TestServer;
 let client: TestClient;
 let token: string;
@@ -30,18 +19,13 @@ let readOnlyToken: string;
 let estateCounter = 0;
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database);
-  client = await makeClient(server.pool, ['agency-1', 'agency-2'], ['caas:*']);
-  token = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-1' });
-  otherAgencyToken = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-2' });
-  sandboxToken = await getToken(server, client, { root: '/sandbox/caas/v4', intermediary: 'agency-1' });
-  readOnlyToken = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-1', scope: 'caas:classifieds:read' });
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
+  await fixture.ready();
+  server = fixture.server;
+  client = fixture.client;
+  token = await fixture.token({ root: '/caas/v4', intermediary: 'agency-1' });
+  otherAgencyToken = await fixture.token({ root: '/caas/v4', intermediary: 'agency-2' });
+  sandboxToken = await fixture.token({ root: '/sandbox/caas/v4', intermediary: 'agency-1' });
+  readOnlyToken = await fixture.token({ root: '/caas/v4', intermediary: 'agency-1', scope: 'caas:classifieds:read' });
 });
 
 type Body = Record<string, any>;

@@ -6,18 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
-import {
-  assertProblem as problem,
-  createTestDatabase,
-  getToken,
-  http,
-  makeClient,
-  startTestServer,
-  type HttpResult,
-  type TestDatabase,
-  type TestServer,
-} from '../helpers.js';
+import { before, describe, it } from 'node:test';
+import { assertProblem as problem, getToken, http, makeClient, type HttpResult, type TestServer, useServer } from '../helpers.js';
 
 type Body = Record<string, any>;
 
@@ -27,7 +17,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const DAY = 24 * 3600;
 const WEEK = 7 * DAY;
 
-let database: TestDatabase;
+const fixture = useServer({ client: { intermediaries: ['agency-1', 'agency-2', 'agency-paging'], scopes: ['leads:*'] } });
 let server: TestServer;
 let token: string;
 let otherAgencyToken: string;
@@ -39,21 +29,15 @@ let createOnlyToken: string;
 let since: number;
 
 before(async () => {
+  await fixture.ready();
+  server = fixture.server;
   since = Math.floor(Date.now() / 1000) - 1;
-  database = await createTestDatabase();
-  server = await startTestServer(database);
-  const client = await makeClient(server.pool, ['agency-1', 'agency-2', 'agency-paging'], ['leads:*']);
-  token = await getToken(server, client, { root: ROOT, intermediary: 'agency-1' });
-  otherAgencyToken = await getToken(server, client, { root: ROOT, intermediary: 'agency-2' });
-  sandboxToken = await getToken(server, client, { root: SANDBOX, intermediary: 'agency-1' });
-  pagingToken = await getToken(server, client, { root: ROOT, intermediary: 'agency-paging' });
-  readOnlyToken = await getToken(server, client, { root: ROOT, intermediary: 'agency-1', scope: 'leads:read' });
-  createOnlyToken = await getToken(server, client, { root: ROOT, intermediary: 'agency-1', scope: 'leads:create' });
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
+  token = await fixture.token({ root: ROOT, intermediary: 'agency-1' });
+  otherAgencyToken = await fixture.token({ root: ROOT, intermediary: 'agency-2' });
+  sandboxToken = await fixture.token({ root: SANDBOX, intermediary: 'agency-1' });
+  pagingToken = await fixture.token({ root: ROOT, intermediary: 'agency-paging' });
+  readOnlyToken = await fixture.token({ root: ROOT, intermediary: 'agency-1', scope: 'leads:read' });
+  createOnlyToken = await fixture.token({ root: ROOT, intermediary: 'agency-1', scope: 'leads:create' });
 });
 
 function validLead(overrides: Body = {}): Body {

@@ -7,19 +7,8 @@
 import { sealerFor } from '../../src/platform/secrets/sealer.js';
 import { WEBHOOK_SECRET } from '../../src/platform/secrets/stored.js';
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import {
-  TRACEPARENT,
-  createTestDatabase,
-  getToken,
-  http,
-  makeClient,
-  startTestServer,
-  type HttpResult,
-  type TestClient,
-  type TestDatabase,
-  type TestServer,
-} from '../helpers.js';
+import { before, describe, it } from 'node:test';
+import { TRACEPARENT, getToken, http, makeClient, type HttpResult, type TestClient, type TestServer, useServer } from '../helpers.js';
 
 interface Subscription {
   subscriptionId: string;
@@ -33,26 +22,21 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY = 'receiver-api-key-0123456789';
 
-let database: TestDatabase;
+const fixture = useServer();
 let server: TestServer;
 let client: TestClient;
 let readOnly: TestClient;
 const tokens = new Map<string, string>();
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database);
+  await fixture.ready();
+  server = fixture.server;
   client = await makeClient(
     server.pool,
     ['agency-1', 'agency-2', 'agency-pages', 'agency-burst', 'agency-body', 'agency-urls', 'agency-put'],
     ['leads:*'],
   );
   readOnly = await makeClient(server.pool, ['agency-1'], ['leads:read', 'leads:create']);
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
 });
 
 /** A token per agency and environment: each is also a caller of its own for the rate limit. */

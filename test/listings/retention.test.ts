@@ -13,17 +13,7 @@ import { mediaStore, sweepMedia } from '../../src/apis/listings/medias.js';
 import { retentionTask, SANDBOX_RETENTION_DAYS, sweepSandboxListings } from '../../src/apis/listings/retention.js';
 import { createLogger } from '../../src/platform/log.js';
 import { berlinRentApartment } from '../fixtures/listings.js';
-import {
-  USER_AGENT,
-  createTestDatabase,
-  getToken,
-  http,
-  makeClient,
-  startTestServer,
-  type HttpResult,
-  type TestDatabase,
-  type TestServer,
-} from '../helpers.js';
+import { USER_AGENT, http, type HttpResult, type TestServer, useServer } from '../helpers.js';
 
 type Body = Record<string, any>;
 
@@ -31,26 +21,22 @@ const ROOT = '/import-listings/v1';
 const SANDBOX = '/sandbox/import-listings/v1';
 const DAY_MS = 24 * 3600 * 1000;
 
-let database: TestDatabase;
+const dataDir = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'immogate-retention-'));
+const fixture = useServer({ env: { DATA_DIR: dataDir }, client: { intermediaries: ['agency-1', 'agency-2'], scopes: ['clim:*'] } });
 let server: TestServer;
-let dataDir: string;
 let production: string;
 let sandbox: string;
 let otherSandbox: string;
 
 before(async () => {
-  database = await createTestDatabase();
-  dataDir = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'immogate-retention-'));
-  server = await startTestServer(database, { env: { DATA_DIR: dataDir } });
-  const client = await makeClient(server.pool, ['agency-1', 'agency-2'], ['clim:*']);
-  production = await getToken(server, client, { root: ROOT, intermediary: 'agency-1' });
-  sandbox = await getToken(server, client, { root: SANDBOX, intermediary: 'agency-1' });
-  otherSandbox = await getToken(server, client, { root: SANDBOX, intermediary: 'agency-2' });
+  await fixture.ready();
+  server = fixture.server;
+  production = await fixture.token({ root: ROOT, intermediary: 'agency-1' });
+  sandbox = await fixture.token({ root: SANDBOX, intermediary: 'agency-1' });
+  otherSandbox = await fixture.token({ root: SANDBOX, intermediary: 'agency-2' });
 });
 
 after(async () => {
-  await server.close();
-  await database.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
