@@ -11,20 +11,20 @@ import {
   freePort,
   http,
   makeClient,
-  startTestServer,
   type TestClient,
   type TestDatabase,
   type TestServer,
+  useServer,
 } from './helpers.js';
 import { runCli, type CliResult } from './processes.js';
 
 const STACK_TRACE = /^\s+at /m;
 
-let database: TestDatabase;
+const fixture = useServer();
 let server: TestServer;
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(args, { DATABASE_URL: database.url, ...env });
+  return runCli(args, { DATABASE_URL: fixture.database.url, ...env });
 }
 
 /** Runs a command that must succeed and print JSON on stdout and nothing on stderr. */
@@ -51,13 +51,8 @@ function tokenRequest(client: TestClient, overrides: Record<string, unknown> = {
 const INVALID_CLIENT = { error: 'invalid_client', error_description: 'client authentication failed' };
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database);
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
+  await fixture.ready();
+  server = fixture.server;
 });
 
 describe('immogate clients', () => {

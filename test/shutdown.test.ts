@@ -3,10 +3,10 @@
  * takes no new connection meanwhile. A probe route holds its answer until the test releases it.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { APIS } from '../src/platform/catalogue.js';
 import type { ApiModule } from '../src/apis/module.js';
-import { createTestDatabase, getToken, http, makeClient, startTestServer, type TestDatabase, type TestServer } from './helpers.js';
+import { getToken, http, makeClient, type TestServer, useServer } from './helpers.js';
 
 let release: () => void = () => undefined;
 let arrived: () => void = () => undefined;
@@ -25,17 +25,12 @@ const probe: ApiModule = {
   },
 };
 
-let database: TestDatabase;
+const fixture = useServer({ apis: [probe], worker: true });
 let server: TestServer;
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database, { apis: [probe], worker: true });
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
+  await fixture.ready();
+  server = fixture.server;
 });
 
 describe('stop()', () => {

@@ -16,13 +16,17 @@ import {
   startTestServer,
   waitFor,
   type HttpResult,
-  type TestDatabase,
   type TestServer,
+  useServer,
 } from '../helpers.js';
 
 type Body = Record<string, any>;
 
-let database: TestDatabase;
+const fixture = useServer({
+  worker: true,
+  env: { ALLOW_PRIVATE_TARGETS: 'true' },
+  client: { intermediaries: ['agency-1'], scopes: ['caas:*'] },
+});
 let server: TestServer;
 let token: string;
 let media: Server;
@@ -44,17 +48,14 @@ function startMediaServer(): Promise<Server> {
 }
 
 before(async () => {
+  await fixture.ready();
+  server = fixture.server;
   media = await startMediaServer();
   mediaBase = `http://127.0.0.1:${(media.address() as AddressInfo).port}`;
-  database = await createTestDatabase();
-  server = await startTestServer(database, { worker: true, env: { ALLOW_PRIVATE_TARGETS: 'true' } });
-  const client = await makeClient(server.pool, ['agency-1'], ['caas:*']);
-  token = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-1' });
+  token = await fixture.token({ root: '/caas/v4', intermediary: 'agency-1' });
 });
 
 after(async () => {
-  await server.close();
-  await database.drop();
   await new Promise((resolve) => media.close(resolve));
 });
 

@@ -20,13 +20,14 @@ import {
   type HttpResult,
   type TestDatabase,
   type TestServer,
+  useServer,
 } from '../helpers.js';
 
 type Body = Record<string, any>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-let database: TestDatabase;
+const fixture = useServer({ client: { intermediaries: ['agency-1', 'agency-2', 'agency-paging'], scopes: ['caas:*'] } });
 let server: TestServer;
 let token: string;
 let pagingToken: string;
@@ -37,21 +38,15 @@ let createOnlyToken: string;
 let estateCounter = 0;
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database);
-  const client = await makeClient(server.pool, ['agency-1', 'agency-2', 'agency-paging'], ['caas:*']);
+  await fixture.ready();
+  server = fixture.server;
   const other = await makeClient(server.pool, ['agency-3'], ['caas:*']);
-  token = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-1' });
-  pagingToken = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-paging' });
-  otherAgencyToken = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-2' });
+  token = await fixture.token({ root: '/caas/v4', intermediary: 'agency-1' });
+  pagingToken = await fixture.token({ root: '/caas/v4', intermediary: 'agency-paging' });
+  otherAgencyToken = await fixture.token({ root: '/caas/v4', intermediary: 'agency-2' });
   otherClientToken = await getToken(server, other, { root: '/caas/v4', intermediary: 'agency-3' });
-  sandboxToken = await getToken(server, client, { root: '/sandbox/caas/v4', intermediary: 'agency-1' });
-  createOnlyToken = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-1', scope: 'caas:classifieds:create' });
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
+  sandboxToken = await fixture.token({ root: '/sandbox/caas/v4', intermediary: 'agency-1' });
+  createOnlyToken = await fixture.token({ root: '/caas/v4', intermediary: 'agency-1', scope: 'caas:classifieds:create' });
 });
 
 /** A minimal classified with an offererEstateId of its own. */

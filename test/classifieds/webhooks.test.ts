@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { minimalClassified } from '../fixtures/classifieds.js';
 import {
@@ -18,8 +18,8 @@ import {
   startTestServer,
   waitFor,
   type HttpResult,
-  type TestDatabase,
   type TestServer,
+  useServer,
 } from '../helpers.js';
 
 type Body = Record<string, any>;
@@ -67,23 +67,21 @@ class Receiver {
 }
 
 const SECRET = 'a-receiver-secret-of-some-length';
-let database: TestDatabase;
+const fixture = useServer({
+  worker: true,
+  env: { ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.1,0.2,0.4' },
+  client: { intermediaries: ['agency-1'], scopes: ['caas:*'] },
+});
 let server: TestServer;
 let token: string;
 let readOnly: string;
 let counter = 0;
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database, { worker: true, env: { ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.1,0.2,0.4' } });
-  const client = await makeClient(server.pool, ['agency-1'], ['caas:*']);
-  token = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-1' });
-  readOnly = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-1', scope: 'caas:classifieds:read' });
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
+  await fixture.ready();
+  server = fixture.server;
+  token = await fixture.token({ root: '/caas/v4', intermediary: 'agency-1' });
+  readOnly = await fixture.token({ root: '/caas/v4', intermediary: 'agency-1', scope: 'caas:classifieds:read' });
 });
 
 function call(method: string, path: string, body?: unknown, bearer = token): Promise<HttpResult> {

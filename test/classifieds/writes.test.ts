@@ -5,13 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { TRACEPARENT, http, type HttpResult, type TestClient, type TestServer, useServer } from '../helpers.js';
+import { TRACEPARENT, http, type HttpResult, type TestServer, useServer } from '../helpers.js';
 import { minimalClassified, realisticClassified } from '../fixtures/classifieds.js';
 import { assertContract } from '../fixtures/contract.js';
 
 const fixture = useServer({ client: { intermediaries: ['agency-1', 'agency-2'], scopes: ['caas:*'] } });
 let server: TestServer;
-let client: TestClient;
 let token: string;
 let otherAgencyToken: string;
 let sandboxToken: string;
@@ -21,7 +20,6 @@ let estateCounter = 0;
 before(async () => {
   await fixture.ready();
   server = fixture.server;
-  client = fixture.client;
   token = await fixture.token({ root: '/caas/v4', intermediary: 'agency-1' });
   otherAgencyToken = await fixture.token({ root: '/caas/v4', intermediary: 'agency-2' });
   sandboxToken = await fixture.token({ root: '/sandbox/caas/v4', intermediary: 'agency-1' });

@@ -5,7 +5,7 @@
  * response schema; a 4xx is a problem. FUZZ_RUNS sets the cases per operation (CI: the default).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -15,30 +15,24 @@ import { realisticClassified } from '../fixtures/classifieds.js';
 import { readAsIntended } from '../fixtures/contract.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { berlinRentApartment } from '../fixtures/listings.js';
-import { USER_AGENT, createTestDatabase, getToken, makeClient, startTestServer, type TestDatabase, type TestServer } from '../helpers.js';
+import { USER_AGENT, type TestServer, useServer } from '../helpers.js';
 import { bent, valid, type OpenApiDocument, type Operation, type Schema } from './arbitraries.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const ROOTS = ['/sandbox/caas/v4', '/sandbox/import-listings/v1', '/sandbox/seeker-leads/v1'];
 
-let database: TestDatabase;
+const fixture = useServer({ env: { ALLOW_PRIVATE_TARGETS: 'false' }, client: { intermediaries: ['agency-1'], scopes: [...ALL_SCOPES] } });
 let server: TestServer;
 const tokens: Record<string, string> = {};
 const documents: Record<string, OpenApiDocument> = {};
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database, { env: { ALLOW_PRIVATE_TARGETS: 'false' } });
-  const client = await makeClient(server.pool, ['agency-1'], [...ALL_SCOPES]);
+  await fixture.ready();
+  server = fixture.server;
   for (const root of ROOTS) {
-    tokens[root] = await getToken(server, client, { root, intermediary: 'agency-1' });
+    tokens[root] = await fixture.token({ root, intermediary: 'agency-1' });
     documents[root] = (await (await fetch(`${server.base}${root}/openapi.json`)).json()) as OpenApiDocument;
   }
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
 });
 
 /** Bodies known to pass every check of their route. */

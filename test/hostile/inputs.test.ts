@@ -5,26 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ALL_SCOPES } from '../../src/platform/catalogue.js';
 import { realisticClassified } from '../fixtures/classifieds.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { berlinRentApartment } from '../fixtures/listings.js';
-import {
-  TRACEPARENT,
-  USER_AGENT,
-  assertProblem,
-  createTestDatabase,
-  getToken,
-  http,
-  makeClient,
-  type HttpResult,
-  type TestClient,
-  type TestDatabase,
-  type TestServer,
-  startTestServer,
-} from '../helpers.js';
+import { TRACEPARENT, USER_AGENT, assertProblem, http, type HttpResult, type TestServer, useServer } from '../helpers.js';
 
 const ADMIN_TOKEN = 'operator-token-0123456789abcdef';
 const VALIDATION = 'Your request has not been validated';
@@ -35,23 +22,16 @@ const SAFE = 'must be an integer between -9007199254740991 and 9007199254740991 
 const DEPTH = 'must not nest deeper than 64 levels of objects and arrays.';
 const TWICE = 'must not be given twice in the same object.';
 
-let database: TestDatabase;
+const fixture = useServer({ env: { ADMIN_TOKEN }, client: { intermediaries: ['agency-1'], scopes: [...ALL_SCOPES] } });
 let server: TestServer;
-let client: TestClient;
 const tokens: Record<string, string> = {};
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database, { env: { ADMIN_TOKEN } });
-  client = await makeClient(server.pool, ['agency-1'], [...ALL_SCOPES]);
+  await fixture.ready();
+  server = fixture.server;
   for (const root of ['/sandbox/caas/v4', '/sandbox/import-listings/v1', '/sandbox/seeker-leads/v1']) {
-    tokens[root] = await getToken(server, client, { root, intermediary: 'agency-1' });
+    tokens[root] = await fixture.token({ root, intermediary: 'agency-1' });
   }
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
 });
 
 interface BodyRoute {

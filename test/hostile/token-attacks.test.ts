@@ -6,40 +6,28 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac, createPublicKey, randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { KeyStore } from '../../src/platform/auth/keys.js';
 import { sealerFor } from '../../src/platform/secrets/sealer.js';
-import {
-  assertProblem,
-  createTestDatabase,
-  getToken,
-  http,
-  makeClient,
-  startTestServer,
-  type TestClient,
-  type TestDatabase,
-  type TestServer,
-} from '../helpers.js';
+import { assertProblem, getToken, http, makeClient, startTestServer, type TestClient, type TestServer, useServer } from '../helpers.js';
 
 const ROOT = '/caas/v4';
-let database: TestDatabase;
+const fixture = useServer({
+  env: { AUTH_FAILURES_PER_ADDRESS: '30' },
+  client: { intermediaries: ['agency-1'], scopes: ['caas:*', 'leads:*'] },
+});
 let server: TestServer;
 let client: TestClient;
 let keys: KeyStore;
 let valid: string;
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database, { env: { AUTH_FAILURES_PER_ADDRESS: '30' } });
-  client = await makeClient(server.pool, ['agency-1'], ['caas:*', 'leads:*']);
-  valid = await getToken(server, client, { root: ROOT, intermediary: 'agency-1' });
+  await fixture.ready();
+  server = fixture.server;
+  client = fixture.client;
+  valid = await fixture.token({ root: ROOT, intermediary: 'agency-1' });
   keys = await KeyStore.open(server.pool, sealerFor(server.config));
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
 });
 
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
@@ -258,7 +246,7 @@ describe('guessing secrets at the token endpoint', () => {
   it('the count is in the database: another process on the same database refuses too', async () => {
     const victim = await makeClient(server.pool, ['agency-1'], ['caas:*']);
     for (let i = 0; i < 10; i++) assert.equal((await tokenRequest(victim.clientId, 'wrong')).status, 401);
-    const second = await startTestServer(database);
+    const second = await startTestServer(fixture.database);
     try {
       const result = await http('POST', `${second.base}/oauth/token`, {
         body: {

@@ -4,41 +4,29 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { after, before, describe, it } from 'node:test';
-import {
-  createTestDatabase,
-  freePort,
-  getToken,
-  http,
-  makeClient,
-  startTestServer,
-  waitFor,
-  type TestDatabase,
-  type TestServer,
-} from '../helpers.js';
+import { before, describe, it } from 'node:test';
+import { freePort, http, waitFor, type TestServer, useServer } from '../helpers.js';
 import { runCli } from '../processes.js';
 import { leadRequest } from '../fixtures/leads.js';
 
 const ROOT = '/seeker-leads/v1';
-let database: TestDatabase;
+const fixture = useServer({
+  worker: true,
+  env: { ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.05' },
+  client: { intermediaries: ['agency-1'], scopes: ['leads:*'] },
+});
 let server: TestServer;
 let bearer: string;
 
 before(async () => {
-  database = await createTestDatabase();
+  await fixture.ready();
+  server = fixture.server;
   // A fast retry schedule, so a delivery to a receiver that is down fails for good within a second.
-  server = await startTestServer(database, { worker: true, env: { ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.05' } });
-  const client = await makeClient(server.pool, ['agency-1'], ['leads:*']);
-  bearer = await getToken(server, client, { root: ROOT, intermediary: 'agency-1' });
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
+  bearer = await fixture.token({ root: ROOT, intermediary: 'agency-1' });
 });
 
 function cli(args: string[]) {
-  return runCli(args, { DATABASE_URL: database.url });
+  return runCli(args, { DATABASE_URL: fixture.database.url });
 }
 
 function call(method: string, path: string, body?: unknown) {

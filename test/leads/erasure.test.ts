@@ -9,17 +9,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { eraseAuthor } from '../../src/apis/leads/erasure.js';
-import {
-  TRACEPARENT,
-  createTestDatabase,
-  getToken,
-  http,
-  makeClient,
-  startTestServer,
-  type HttpResult,
-  type TestDatabase,
-  type TestServer,
-} from '../helpers.js';
+import { TRACEPARENT, http, startTestServer, type HttpResult, type TestServer, useServer } from '../helpers.js';
 
 type Body = Record<string, any>;
 
@@ -28,7 +18,7 @@ const SANDBOX = '/sandbox/seeker-leads/v1';
 const ADMIN_TOKEN = 'operator-token-0123456789abcdef';
 const ERASURES = '/admin/leads/erasures';
 
-let database: TestDatabase;
+const fixture = useServer({ env: { ADMIN_TOKEN }, client: { intermediaries: ['agency-1', 'agency-2'], scopes: ['leads:*'] } });
 let server: TestServer;
 /** The same database served without ADMIN_TOKEN. */
 let bare: TestServer;
@@ -37,14 +27,13 @@ const tokens: Record<'agency1' | 'agency2' | 'sandbox', { bearer: string; root: 
 let since: number;
 
 before(async () => {
+  await fixture.ready();
+  server = fixture.server;
   since = Math.floor(Date.now() / 1000) - 1;
-  database = await createTestDatabase();
-  server = await startTestServer(database, { env: { ADMIN_TOKEN } });
-  bare = await startTestServer(database);
-  const client = await makeClient(server.pool, ['agency-1', 'agency-2'], ['leads:*']);
-  tokens.agency1 = { bearer: await getToken(server, client, { root: ROOT, intermediary: 'agency-1' }), root: ROOT };
-  tokens.agency2 = { bearer: await getToken(server, client, { root: ROOT, intermediary: 'agency-2' }), root: ROOT };
-  tokens.sandbox = { bearer: await getToken(server, client, { root: SANDBOX, intermediary: 'agency-1' }), root: SANDBOX };
+  bare = await startTestServer(fixture.database);
+  tokens.agency1 = { bearer: await fixture.token({ root: ROOT, intermediary: 'agency-1' }), root: ROOT };
+  tokens.agency2 = { bearer: await fixture.token({ root: ROOT, intermediary: 'agency-2' }), root: ROOT };
+  tokens.sandbox = { bearer: await fixture.token({ root: SANDBOX, intermediary: 'agency-1' }), root: SANDBOX };
   // A subscription per tenant, so every lead below is stored as a notification too.
   for (const [name, tenant] of Object.entries(tokens)) {
     const result = await call('POST', tenant, '/webhook/subscriptions', {
@@ -57,8 +46,6 @@ before(async () => {
 
 after(async () => {
   await bare.close();
-  await server.close();
-  await database.drop();
 });
 
 function call(method: string, tenant: { bearer: string; root: string }, path: string, body?: unknown): Promise<HttpResult> {

@@ -16,14 +16,12 @@ import { listingResponse } from '../../src/apis/listings/routes/listings.js';
 import {
   assertProblem as problem,
   createTestDatabase,
-  getToken,
   http,
-  makeClient,
   startTestServer,
   type HttpResult,
-  type TestDatabase,
   type TestServer,
   USER_AGENT,
+  useServer,
 } from '../helpers.js';
 import { berlinRentApartment } from '../fixtures/listings.js';
 
@@ -59,9 +57,12 @@ function projectListing(body: Body): void {
   body.metadata.source.offererEstateGroupId = 'GRP-7';
 }
 
-let database: TestDatabase;
+const dataDir = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'immogate-listings-'));
+const fixture = useServer({
+  env: { DATA_DIR: dataDir },
+  client: { intermediaries: ['agency-1', 'agency-2', 'agency-paging'], scopes: ['clim:*'] },
+});
 let server: TestServer;
-let dataDir: string;
 /** clim:* tokens: agency-1 and agency-2 in production, agency-1 in the sandbox, and the paging agency. */
 let token: string;
 let otherAgencyToken: string;
@@ -74,25 +75,21 @@ let pagingSandboxToken: string;
 let otherSandboxToken: string;
 
 before(async () => {
-  database = await createTestDatabase();
+  await fixture.ready();
+  server = fixture.server;
   // Media uploads land in the local blob store under DATA_DIR.
-  dataDir = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'immogate-listings-'));
-  server = await startTestServer(database, { env: { DATA_DIR: dataDir } });
-  const client = await makeClient(server.pool, ['agency-1', 'agency-2', 'agency-paging'], ['clim:*']);
-  token = await getToken(server, client, { root: ROOT, intermediary: 'agency-1' });
-  otherAgencyToken = await getToken(server, client, { root: ROOT, intermediary: 'agency-2' });
-  sandboxToken = await getToken(server, client, { root: SANDBOX, intermediary: 'agency-1' });
-  pagingToken = await getToken(server, client, { root: ROOT, intermediary: 'agency-paging' });
-  readOnlyToken = await getToken(server, client, { root: ROOT, intermediary: 'agency-1', scope: 'clim:listings:read' });
-  createOnlyToken = await getToken(server, client, { root: ROOT, intermediary: 'agency-1', scope: 'clim:listings:create' });
-  mediaOnlyToken = await getToken(server, client, { root: ROOT, intermediary: 'agency-1', scope: 'clim:medias:*' });
-  pagingSandboxToken = await getToken(server, client, { root: SANDBOX, intermediary: 'agency-paging' });
-  otherSandboxToken = await getToken(server, client, { root: SANDBOX, intermediary: 'agency-2' });
+  token = await fixture.token({ root: ROOT, intermediary: 'agency-1' });
+  otherAgencyToken = await fixture.token({ root: ROOT, intermediary: 'agency-2' });
+  sandboxToken = await fixture.token({ root: SANDBOX, intermediary: 'agency-1' });
+  pagingToken = await fixture.token({ root: ROOT, intermediary: 'agency-paging' });
+  readOnlyToken = await fixture.token({ root: ROOT, intermediary: 'agency-1', scope: 'clim:listings:read' });
+  createOnlyToken = await fixture.token({ root: ROOT, intermediary: 'agency-1', scope: 'clim:listings:create' });
+  mediaOnlyToken = await fixture.token({ root: ROOT, intermediary: 'agency-1', scope: 'clim:medias:*' });
+  pagingSandboxToken = await fixture.token({ root: SANDBOX, intermediary: 'agency-paging' });
+  otherSandboxToken = await fixture.token({ root: SANDBOX, intermediary: 'agency-2' });
 });
 
 after(async () => {
-  await server.close();
-  await database.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

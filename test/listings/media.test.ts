@@ -32,7 +32,6 @@ import { withTenant } from '../../src/platform/db/tenant.js';
 import { Problem } from '../../src/platform/http/problems.js';
 import {
   assertProblem as problem,
-  createTestDatabase,
   getToken,
   http,
   makeClient,
@@ -40,9 +39,8 @@ import {
   startTestServer,
   USER_AGENT,
   type HttpResult,
-  type TestClient,
-  type TestDatabase,
   type TestServer,
+  useServer,
 } from '../helpers.js';
 
 const ROOT = '/import-listings/v1';
@@ -52,10 +50,9 @@ const PRODUCTION_B = { environment: 'production', agencyId: 'agency-b' } as cons
 const SANDBOX_A = { environment: 'sandbox', agencyId: 'agency-a' } as const;
 const SMALL_LIMIT = 1024;
 
-let database: TestDatabase;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-media-'));
+const fixture = useServer({ env: { DATA_DIR: dataDir }, client: { intermediaries: ['agency-a', 'agency-b'], scopes: ['clim:*'] } });
 let server: TestServer;
-let dataDir: string;
-let client: TestClient;
 let tokenA: string;
 let tokenB: string;
 let sandboxTokenA: string;
@@ -65,20 +62,16 @@ let store: LocalBlobStore;
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(3000, 7), Buffer.from([0xff, 0xd9])]);
 
 before(async () => {
-  database = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-media-'));
-  server = await startTestServer(database, { env: { DATA_DIR: dataDir } });
-  client = await makeClient(server.pool, ['agency-a', 'agency-b'], ['clim:*']);
-  tokenA = await getToken(server, client, { root: ROOT, intermediary: 'agency-a' });
-  tokenB = await getToken(server, client, { root: ROOT, intermediary: 'agency-b' });
-  sandboxTokenA = await getToken(server, client, { root: SANDBOX, intermediary: 'agency-a' });
-  listingsOnlyToken = await getToken(server, client, { root: ROOT, intermediary: 'agency-a', scope: 'clim:listings:*' });
+  await fixture.ready();
+  server = fixture.server;
+  tokenA = await fixture.token({ root: ROOT, intermediary: 'agency-a' });
+  tokenB = await fixture.token({ root: ROOT, intermediary: 'agency-b' });
+  sandboxTokenA = await fixture.token({ root: SANDBOX, intermediary: 'agency-a' });
+  listingsOnlyToken = await fixture.token({ root: ROOT, intermediary: 'agency-a', scope: 'clim:listings:*' });
   store = (await mediaStore({ config: server.config, pool: server.pool })) as LocalBlobStore;
 });
 
 after(async () => {
-  await server.close();
-  await database.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -414,7 +407,7 @@ describe('the upload size guard (a server with a 1 KiB limit)', () => {
         await mediaRoutes(app, deps, { maxBytes: SMALL_LIMIT });
       },
     };
-    small = await startTestServer(database, { env: { DATA_DIR: dataDir }, apis: [module] });
+    small = await startTestServer(fixture.database, { env: { DATA_DIR: dataDir }, apis: [module] });
     const smallClient = await makeClient(small.pool, ['agency-s'], ['clim:medias:create']);
     smallToken = await getToken(small, smallClient, { root: ROOT, intermediary: 'agency-s' });
   });

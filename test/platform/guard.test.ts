@@ -7,23 +7,21 @@
 import { sealerFor } from '../../src/platform/secrets/sealer.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { SignJWT, generateKeyPair, importJWK, type JWK, type JWTPayload } from 'jose';
 import { APIS, rootPath, type ApiDescriptor } from '../../src/platform/catalogue.js';
 import type { ApiModule } from '../../src/apis/module.js';
 import { disableClient } from '../../src/platform/auth/clients.js';
 import {
   TRACEPARENT,
-  createTestDatabase,
   getToken,
   http,
   makeClient,
   rawHttp,
-  startTestServer,
   type HttpResult,
   type TestClient,
-  type TestDatabase,
   type TestServer,
+  useServer,
 } from '../helpers.js';
 
 const api = (id: ApiDescriptor['id']): ApiDescriptor => APIS.find((candidate) => candidate.id === id) as ApiDescriptor;
@@ -47,26 +45,21 @@ const probes: ApiModule[] = APIS.map((descriptor) => ({
   },
 }));
 
-let database: TestDatabase;
+const fixture = useServer({ apis: probes, client: { intermediaries: ['agency-1', 'agency-2'], scopes: ['caas:*', 'clim:*', 'leads:*'] } });
 let server: TestServer;
 let client: TestClient;
 let signing: { kid: string; jwk: JWK };
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database, { apis: probes });
-  client = await makeClient(server.pool, ['agency-1', 'agency-2'], ['caas:*', 'clim:*', 'leads:*']);
+  await fixture.ready();
+  server = fixture.server;
+  client = fixture.client;
   // The private key is stored sealed: opened here with the server's own key, as the server does.
   const { rows } = await server.pool.query<{ kid: string; private_jwk_sealed: string }>(
     'SELECT kid, private_jwk_sealed FROM signing_keys ORDER BY created_at DESC LIMIT 1',
   );
   const kid = rows[0]!.kid;
   signing = { kid, jwk: JSON.parse(sealerFor(server.config).unseal(rows[0]!.private_jwk_sealed, `signing-key:${kid}`)) as JWK };
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
 });
 
 const url = (descriptor: ApiDescriptor, path = '/probe', environment: 'production' | 'sandbox' = 'production') =>

@@ -6,22 +6,20 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { APIS, type ApiDescriptor } from '../../src/platform/catalogue.js';
 import type { ApiModule } from '../../src/apis/module.js';
 import {
   TRACEPARENT,
   USER_AGENT,
-  createTestDatabase,
   getToken,
   http,
   makeClient,
   rawHttp,
-  startTestServer,
   type HttpResult,
   type TestClient,
-  type TestDatabase,
   type TestServer,
+  useServer,
 } from '../helpers.js';
 
 const BODY_LIMIT = 2048;
@@ -71,23 +69,22 @@ function probeRoutes(descriptor: ApiDescriptor): ApiModule['routes'] {
 
 const probes: ApiModule[] = APIS.map((descriptor) => ({ api: descriptor, routes: probeRoutes(descriptor) }));
 
-let database: TestDatabase;
+const fixture = useServer({
+  apis: probes,
+  env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) },
+  client: { intermediaries: ['agency-1'], scopes: ['caas:*', 'leads:*'] },
+});
 let server: TestServer;
 let client: TestClient;
 let other: TestClient;
 let caasToken: string;
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database, { apis: probes, env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
-  client = await makeClient(server.pool, ['agency-1'], ['caas:*', 'leads:*']);
+  await fixture.ready();
+  server = fixture.server;
+  client = fixture.client;
   other = await makeClient(server.pool, ['agency-1'], ['leads:*']);
-  caasToken = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-1' });
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
+  caasToken = await fixture.token({ root: '/caas/v4', intermediary: 'agency-1' });
 });
 
 const caas = (path: string) => `${server.base}/caas/v4${path}`;

@@ -10,9 +10,9 @@ import {
   http,
   makeClient,
   startTestServer,
-  type TestDatabase,
   type TestServer,
   sealedWebhookSecret,
+  useServer,
 } from '../helpers.js';
 
 function api(id: ApiDescriptor['id']): ApiDescriptor {
@@ -40,17 +40,12 @@ const things: ApiModule = {
   },
 };
 
-let database: TestDatabase;
+const fixture = useServer({ apis: [things] });
 let server: TestServer;
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database, { apis: [things] });
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
+  await fixture.ready();
+  server = fixture.server;
 });
 
 describe('GET /health and /ready', () => {
@@ -114,7 +109,7 @@ describe('GET /metrics', () => {
 
   // A server of its own, so the counters hold exactly the requests made here.
   before(async () => {
-    fresh = await startTestServer(database, { apis: [things] });
+    fresh = await startTestServer(fixture.database, { apis: [things] });
     await http('GET', `${fresh.base}/health`);
     await http('GET', `${fresh.base}/health`);
     await http('GET', `${fresh.base}/nope`);

@@ -1,24 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { ClientCredentials } from 'simple-oauth2';
-import { createTestDatabase, http, makeClient, startTestServer, type TestClient, type TestDatabase, type TestServer } from '../helpers.js';
+import { http, makeClient, startTestServer, type TestClient, type TestServer, useServer } from '../helpers.js';
 
-let database: TestDatabase;
+const fixture = useServer({ client: { intermediaries: ['agency-1', 'agency-2'], scopes: ['caas:*', 'clim:*', 'leads:*'] } });
 let server: TestServer;
 let client: TestClient;
 let narrow: TestClient;
 
 before(async () => {
-  database = await createTestDatabase();
-  server = await startTestServer(database);
-  client = await makeClient(server.pool, ['agency-1', 'agency-2'], ['caas:*', 'clim:*', 'leads:*']);
+  await fixture.ready();
+  server = fixture.server;
+  client = fixture.client;
   narrow = await makeClient(server.pool, ['agency-9'], ['caas:classifieds:read', 'caas:classifieds:create']);
-});
-
-after(async () => {
-  await server.close();
-  await database.drop();
 });
 
 function tokenRequest(overrides: Record<string, unknown> = {}, c: TestClient = client): Record<string, unknown> {
@@ -304,7 +299,7 @@ describe('GET /.well-known/jwks.json', () => {
   });
 
   it('is shared by every process: a second server on the same database signs with the same key', async () => {
-    const second = await startTestServer(database);
+    const second = await startTestServer(fixture.database);
     try {
       const first = await http('GET', `${server.base}/.well-known/jwks.json`);
       const other = await http('GET', `${second.base}/.well-known/jwks.json`);
