@@ -8,8 +8,6 @@
  * module's real onGone) and a short response timeout, so a hanging receiver costs 0.3 s, not 10.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { leadsApi } from '../../src/apis/leads/index.js';
@@ -29,6 +27,7 @@ import {
   type TestDatabase,
   type TestServer,
 } from '../helpers.js';
+import { Receiver, type Received } from '../fixtures/receiver.js';
 import type { Audit, AuditEvent, Subscription } from '../../src/apis/leads/subscriptions.js';
 
 type Body = Record<string, any>;
@@ -36,41 +35,7 @@ type Body = Record<string, any>;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const HEADERS_TIMEOUT_MS = 300;
 
-// ---- a receiver on loopback whose answers each test scripts, per path ----
-
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-/** 'drop' closes the connection without an answer; 'hang' never answers. */
-type Answer = number | { status: number; headers: Record<string, string> } | 'drop' | 'hang';
-
-let receiver: Server;
-let receiverBase: string;
-let receiverHost: string;
-const received: Received[] = [];
-const scripts = new Map<string, Answer[]>();
-
-function answer(res: ServerResponse, reply: Answer): void {
-  if (reply === 'hang') return;
-  if (reply === 'drop') {
-    res.socket?.destroy();
-    return;
-  }
-  const { status, headers } = typeof reply === 'number' ? { status: reply, headers: {} } : reply;
-  res.writeHead(status, headers).end();
-}
-
-/** The receiver URL of `path`, answering its requests as scripted in order, then 200. */
-function script(path: string, ...answers: Answer[]): string {
-  scripts.set(path, answers);
-  return `${receiverBase}${path}`;
-}
-
-function requestsTo(path: string): Received[] {
-  return received.filter((r) => r.path === path);
-}
+let receiver: Receiver;
 
 // ---- server, worker, callers ----
 
@@ -82,18 +47,7 @@ let runner: Worker;
 const tokens = new Map<string, string>();
 
 before(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString() });
-      answer(res, scripts.get(path)?.shift() ?? 200);
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverHost = `127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  receiverBase = `http://${receiverHost}`;
+  receiver = await Receiver.start();
 
   database = await createTestDatabase();
   server = await startTestServer(database, {
@@ -120,8 +74,7 @@ after(async () => {
   await workerPool?.end();
   await server?.close();
   await database?.drop();
-  receiver.closeAllConnections();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
 });
 
 async function tokenFor(agency: string, environment: 'production' | 'sandbox'): Promise<string> {
@@ -235,11 +188,11 @@ async function deliveriesOf(leadId: string): Promise<{ id: string; subscription_
 
 describe('new-lead notifications', () => {
   it('go to every ACTIVE subscription of the agency, signed with its apiKey (standardwebhooks verifies) and carrying it in X-Api-Key', async () => {
-    const first = await subscribe('agency-1', script('/a1'), 'first-api-key-0123456789');
-    const second = await subscribe('agency-1', script('/a2'), 'second-api-key-0123456789');
-    const inactive = await subscribe('agency-1', script('/a3'), 'third-api-key-0123456789', 'INACTIVE');
-    const otherAgency = await subscribe('agency-2', script('/b1'), 'agency-two-key-0123456789');
-    const otherEnvironment = await subscribe('agency-1', script('/s1'), 'sandbox-api-key-0123456789', 'ACTIVE', 'sandbox');
+    const first = await subscribe('agency-1', receiver.script('/a1'), 'first-api-key-0123456789');
+    const second = await subscribe('agency-1', receiver.script('/a2'), 'second-api-key-0123456789');
+    const inactive = await subscribe('agency-1', receiver.script('/a3'), 'third-api-key-0123456789', 'INACTIVE');
+    const otherAgency = await subscribe('agency-2', receiver.script('/b1'), 'agency-two-key-0123456789');
+    const otherEnvironment = await subscribe('agency-1', receiver.script('/s1'), 'sandbox-api-key-0123456789', 'ACTIVE', 'sandbox');
 
     const lead = await submitLead('agency-1');
     const leadId = lead.metadata.leadId as string;
@@ -248,7 +201,7 @@ describe('new-lead notifications', () => {
     assert.deepEqual(deliveries.map((d) => d.subscription_id).sort(), [first.subscriptionId, second.subscriptionId].sort());
     await waitFor(
       'both notifications',
-      async () => requestsTo('/a1').length + requestsTo('/a2').length,
+      async () => receiver.requestsTo('/a1').length + receiver.requestsTo('/a2').length,
       (n) => n === 2,
     );
 
@@ -256,7 +209,7 @@ describe('new-lead notifications', () => {
       ['/a1', first, 'first-api-key-0123456789'],
       ['/a2', second, 'second-api-key-0123456789'],
     ] as const) {
-      const [request] = requestsTo(path);
+      const [request] = receiver.requestsTo(path);
       assert.equal(request!.headers['x-api-key'], apiKey);
       assert.equal(request!.headers['content-type'], 'application/json');
       assert.deepEqual(verify(request!, apiKey), lead);
@@ -274,7 +227,7 @@ describe('new-lead notifications', () => {
       assert.ok(body.lastSuccessTimestamp! >= body.recentEvents[0]!.timestamp);
     }
     // The standardwebhooks default form of the key (base64 of its bytes) verifies too.
-    const [request] = requestsTo('/a1');
+    const [request] = receiver.requestsTo('/a1');
     assert.deepEqual(
       new Webhook(Buffer.from('first-api-key-0123456789').toString('base64')).verify(request!.body, {
         'webhook-id': request!.headers['webhook-id'] as string,
@@ -284,7 +237,7 @@ describe('new-lead notifications', () => {
       lead,
     );
 
-    assert.deepEqual([requestsTo('/a3'), requestsTo('/b1'), requestsTo('/s1')], [[], [], []]);
+    assert.deepEqual([receiver.requestsTo('/a3'), receiver.requestsTo('/b1'), receiver.requestsTo('/s1')], [[], [], []]);
     for (const [agency, subscription, environment] of [
       ['agency-1', inactive, 'production'],
       ['agency-2', otherAgency, 'production'],
@@ -299,7 +252,7 @@ describe('new-lead notifications', () => {
   it('reach a receiver down for its first two attempts once it is back; every attempt is audited, most recent first', {
     timeout: 60_000,
   }, async () => {
-    const subscription = await subscribe('agency-flaky', script('/flaky', 503, 'drop'), 'flaky-api-key-0123456789');
+    const subscription = await subscribe('agency-flaky', receiver.script('/flaky', 503, 'drop'), 'flaky-api-key-0123456789');
     const lead = await submitLead('agency-flaky');
     const leadId = lead.metadata.leadId as string;
     const [delivery] = await deliveriesOf(leadId);
@@ -309,7 +262,7 @@ describe('new-lead notifications', () => {
       (state) => state === 'DELIVERED',
     );
 
-    const requests = requestsTo('/flaky');
+    const requests = receiver.requestsTo('/flaky');
     assert.equal(requests.length, 3);
     for (const request of requests) {
       assert.equal(request.headers['webhook-id'], delivery!.id);
@@ -322,7 +275,7 @@ describe('new-lead notifications', () => {
       lastSuccessTimestamp: body.lastSuccessTimestamp,
       recentEvents: events(body.recentEvents, delivery!.id, leadId, [
         { attempt: 3, statusCode: 200, error: null },
-        { attempt: 2, statusCode: null, error: `connection to ${receiverHost} closed before a complete response` },
+        { attempt: 2, statusCode: null, error: `connection to ${receiver.host} closed before a complete response` },
         { attempt: 1, statusCode: 503, error: 'receiver answered HTTP 503' },
       ]),
     });
@@ -333,7 +286,7 @@ describe('new-lead notifications', () => {
   });
 
   it('time out on a receiver that hangs, record it and retry', { timeout: 60_000 }, async () => {
-    const subscription = await subscribe('agency-slow', script('/slow', 'hang'), 'slow-api-key-0123456789');
+    const subscription = await subscribe('agency-slow', receiver.script('/slow', 'hang'), 'slow-api-key-0123456789');
     const lead = await submitLead('agency-slow');
     const leadId = lead.metadata.leadId as string;
     const [delivery] = await deliveriesOf(leadId);
@@ -343,7 +296,7 @@ describe('new-lead notifications', () => {
       (state) => state === 'DELIVERED',
     );
 
-    const requests = requestsTo('/slow');
+    const requests = receiver.requestsTo('/slow');
     assert.equal(requests.length, 2);
     for (const request of requests) assert.deepEqual(verify(request, 'slow-api-key-0123456789'), lead);
     const body = await auditWith('agency-slow', subscription.subscriptionId, 2);
@@ -352,7 +305,7 @@ describe('new-lead notifications', () => {
       lastSuccessTimestamp: body.lastSuccessTimestamp,
       recentEvents: events(body.recentEvents, delivery!.id, leadId, [
         { attempt: 2, statusCode: 200, error: null },
-        { attempt: 1, statusCode: null, error: `no response from ${receiverHost} within ${HEADERS_TIMEOUT_MS / 1000} s` },
+        { attempt: 1, statusCode: null, error: `no response from ${receiver.host} within ${HEADERS_TIMEOUT_MS / 1000} s` },
       ]),
     });
   });
@@ -360,7 +313,7 @@ describe('new-lead notifications', () => {
   it('stop at 410 Gone, which disables the subscription: INACTIVE, and the next leads are not sent to it', {
     timeout: 60_000,
   }, async () => {
-    const subscription = await subscribe('agency-gone', script('/gone', 410), 'gone-api-key-0123456789');
+    const subscription = await subscribe('agency-gone', receiver.script('/gone', 410), 'gone-api-key-0123456789');
     const lead = await submitLead('agency-gone');
     const leadId = lead.metadata.leadId as string;
     const [delivery] = await deliveriesOf(leadId);
@@ -389,15 +342,15 @@ describe('new-lead notifications', () => {
 
     const next = await submitLead('agency-gone');
     assert.deepEqual(await deliveriesOf(next.metadata.leadId as string), []);
-    assert.equal(requestsTo('/gone').length, 1);
+    assert.equal(receiver.requestsTo('/gone').length, 1);
   });
 });
 
 describe('subscription changes and pending notifications', () => {
   it('PUT status INACTIVE cancels the notifications waiting for a retry; DELETE does too', { timeout: 60_000 }, async () => {
     const later = { status: 503, headers: { 'retry-after': '3600' } };
-    const paused = await subscribe('agency-keys', script('/paused', later), 'paused-api-key-0123456789');
-    const removed = await subscribe('agency-keys', script('/removed', later), 'removed-api-key-0123456789');
+    const paused = await subscribe('agency-keys', receiver.script('/paused', later), 'paused-api-key-0123456789');
+    const removed = await subscribe('agency-keys', receiver.script('/removed', later), 'removed-api-key-0123456789');
     const lead = await submitLead('agency-keys');
     const deliveries = await deliveriesOf(lead.metadata.leadId as string);
     assert.equal(deliveries.length, 2);
@@ -415,7 +368,7 @@ describe('subscription changes and pending notifications', () => {
   it('a new apiKey re-signs the undelivered notifications: a redelivery is signed and sent with the new key', {
     timeout: 60_000,
   }, async () => {
-    const subscription = await subscribe('agency-keys', script('/rotate', 500, 500, 500, 500), 'old-api-key-0123456789');
+    const subscription = await subscribe('agency-keys', receiver.script('/rotate', 500, 500, 500, 500), 'old-api-key-0123456789');
     const lead = await submitLead('agency-keys');
     const [delivery] = await deliveriesOf(lead.metadata.leadId as string);
     await waitFor(
@@ -423,7 +376,7 @@ describe('subscription changes and pending notifications', () => {
       () => deliveryState(delivery!.id),
       (state) => state === 'FAILED',
     );
-    assert.equal(requestsTo('/rotate').length, 4);
+    assert.equal(receiver.requestsTo('/rotate').length, 4);
 
     const put = await call('PUT', `/webhook/subscriptions/${subscription.subscriptionId}`, 'agency-keys', {
       apiKey: 'new-api-key-9876543210',
@@ -439,8 +392,8 @@ describe('subscription changes and pending notifications', () => {
       (state) => state === 'DELIVERED',
     );
 
-    const last = requestsTo('/rotate').at(-1)!;
-    assert.equal(requestsTo('/rotate').length, 5);
+    const last = receiver.requestsTo('/rotate').at(-1)!;
+    assert.equal(receiver.requestsTo('/rotate').length, 5);
     assert.equal(last.headers['x-api-key'], 'new-api-key-9876543210');
     assert.equal(last.headers['webhook-id'], delivery!.id);
     assert.deepEqual(verify(last, 'new-api-key-9876543210'), lead);
@@ -453,8 +406,8 @@ describe('redeliverLeadNotifications (immogate leads redeliver)', () => {
     timeout: 60_000,
   }, async () => {
     const since = new Date();
-    const back = await subscribe('agency-redeliver', script('/back', 500, 500, 500, 500), 'back-api-key-0123456789');
-    const off = await subscribe('agency-redeliver', script('/off', 500, 500, 500, 500), 'off-api-key-0123456789');
+    const back = await subscribe('agency-redeliver', receiver.script('/back', 500, 500, 500, 500), 'back-api-key-0123456789');
+    const off = await subscribe('agency-redeliver', receiver.script('/off', 500, 500, 500, 500), 'off-api-key-0123456789');
     const lead = await submitLead('agency-redeliver');
     const leadId = lead.metadata.leadId as string;
     const deliveries = await deliveriesOf(leadId);
@@ -490,9 +443,9 @@ describe('redeliverLeadNotifications (immogate leads redeliver)', () => {
       (state) => state === 'DELIVERED',
     );
     assert.equal(await deliveryState(idOf(off)), 'FAILED');
-    assert.equal(requestsTo('/off').length, 4);
-    assert.equal(requestsTo('/back').length, 5);
-    assert.deepEqual(verify(requestsTo('/back').at(-1)!, 'back-api-key-0123456789'), lead);
+    assert.equal(receiver.requestsTo('/off').length, 4);
+    assert.equal(receiver.requestsTo('/back').length, 5);
+    assert.deepEqual(verify(receiver.requestsTo('/back').at(-1)!, 'back-api-key-0123456789'), lead);
 
     const body = await auditWith('agency-redeliver', back.subscriptionId, 5);
     assert.match(body.lastSuccessTimestamp ?? '', ISO);

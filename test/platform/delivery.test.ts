@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
@@ -23,6 +21,7 @@ import type { WorkStream } from '../../src/platform/work/stream.js';
 import { startWorker, type Worker } from '../../src/platform/work/worker.js';
 import { createLogger } from '../../src/platform/log.js';
 import { TEST_SECRETS_KEY, createTestDatabase, sealedWebhookSecret, waitFor, type TestDatabase } from '../helpers.js';
+import { type Answer, Receiver, type Received } from '../fixtures/receiver.js';
 
 let database: TestDatabase;
 let pool: Pool;
@@ -39,56 +38,18 @@ const settings = {
   WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8',
 };
 
-// ---- a receiver on loopback whose answers each test scripts, per path ----
-
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-type Answer = number | { status: number; headers?: Record<string, string> } | 'hang';
-
-let receiver: Server;
-let receiverBase: string;
-const received: Received[] = [];
-const scripts = new Map<string, Answer[]>();
-
-function answer(res: ServerResponse, reply: Answer): void {
-  if (reply === 'hang') return; // holds the connection until the caller gives up
-  const { status, headers } = typeof reply === 'number' ? { status: reply, headers: {} } : reply;
-  res.writeHead(status, headers).end(status < 300 ? '{"ok":true}' : '{"error":"not now"}');
-}
-
-/** Answers the requests to `path` in order; after the last scripted one, 200. */
-function script(path: string, ...answers: Answer[]): string {
-  scripts.set(path, answers);
-  return `${receiverBase}${path}`;
-}
-
-function requestsTo(path: string): Received[] {
-  return received.filter((r) => r.path === path);
-}
+let receiver: Receiver;
 
 before(async () => {
   database = await createTestDatabase();
   pool = createPool(database.url, 4);
   config = loadConfig({ DATABASE_URL: database.url, ...settings });
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString() });
-      answer(res, scripts.get(path)?.shift() ?? 200);
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  // Answers with a body, as receivers do: the audit keeps what came back.
+  receiver = await Receiver.start({ body: (status) => (status < 300 ? '{"ok":true}' : '{"error":"not now"}') });
 });
 
 after(async () => {
-  receiver.closeAllConnections();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
   await pool.end();
   await database.drop();
 });
@@ -231,7 +192,7 @@ describe('scheduling', () => {
     let rolledBack = '';
     await assert.rejects(
       withTenant(pool, tenant, async (client) => {
-        rolledBack = await scheduleDelivery(client, spec(script('/never')));
+        rolledBack = await scheduleDelivery(client, spec(receiver.script('/never')));
         assert.equal((await client.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = $1', [rolledBack])).rows[0].n, 1);
         throw new Error('the lead write failed');
       }),
@@ -239,7 +200,7 @@ describe('scheduling', () => {
     );
     assert.equal((await pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = $1', [rolledBack])).rows[0].n, 0);
 
-    const committed = await withTenant(pool, tenant, (client) => scheduleDelivery(client, spec(script('/never'))));
+    const committed = await withTenant(pool, tenant, (client) => scheduleDelivery(client, spec(receiver.script('/never'))));
     assert.deepEqual(await delivery(committed), { state: 'PENDING', attempts: 0, delivered: false });
     assert.equal(await dueNow(committed), true);
     await pool.query("UPDATE webhook_deliveries SET state = 'CANCELLED' WHERE id = $1", [committed]);
@@ -247,7 +208,9 @@ describe('scheduling', () => {
 
   it('keeps the signing secret and headers out of the request role’s reach, and other tenants’ rows out of sight', async () => {
     const own = { environment: 'sandbox', agencyId: 'agency-1' } as const;
-    const id = await withTenant(pool, own, (client) => scheduleDelivery(client, spec(script('/never'), { subscriptionId: 'sub-private' })));
+    const id = await withTenant(pool, own, (client) =>
+      scheduleDelivery(client, spec(receiver.script('/never'), { subscriptionId: 'sub-private' })),
+    );
     await pool.query("UPDATE webhook_deliveries SET state = 'CANCELLED' WHERE id = $1", [id]);
     await assert.rejects(
       withTenant(pool, own, (client) => client.query('SELECT secret FROM webhook_deliveries WHERE id = $1', [id])),
@@ -264,21 +227,21 @@ describe('scheduling', () => {
     assert.deepEqual(await visible({ environment: 'production', agencyId: 'agency-1' }), []);
     // Scheduling for another tenant from inside a tenant transaction is refused by the database.
     await assert.rejects(
-      withTenant(pool, own, (client) => scheduleDelivery(client, spec(script('/never'), { agencyId: 'agency-2' }))),
+      withTenant(pool, own, (client) => scheduleDelivery(client, spec(receiver.script('/never'), { agencyId: 'agency-2' }))),
       { message: 'new row violates row-level security policy for table "webhook_deliveries"' },
     );
   });
 
   it('refuses headers that delivery sets itself and an empty secret', async () => {
-    await assert.rejects(schedule(spec(script('/never'), { headers: { 'Webhook-Signature': 'v1,forged' } })), {
+    await assert.rejects(schedule(spec(receiver.script('/never'), { headers: { 'Webhook-Signature': 'v1,forged' } })), {
       name: 'TypeError',
       message: 'delivery header Webhook-Signature is set by the delivery itself',
     });
-    await assert.rejects(schedule(spec(script('/never'), { secret: '' })), {
+    await assert.rejects(schedule(spec(receiver.script('/never'), { secret: '' })), {
       name: 'TypeError',
       message: 'a delivery needs a sealed signing secret',
     });
-    await assert.rejects(schedule(spec(script('/never'), { secret: SECRET })), {
+    await assert.rejects(schedule(spec(receiver.script('/never'), { secret: SECRET })), {
       name: 'TypeError',
       message: 'a delivery needs a sealed signing secret',
     });
@@ -289,12 +252,12 @@ describe('delivery', () => {
   it('POSTs the JSON payload signed with Standard Webhooks headers the standardwebhooks package verifies, with X-Api-Key', {
     timeout: 30_000,
   }, async () => {
-    const s = spec(script('/hooks/lead'));
+    const s = spec(receiver.script('/hooks/lead'));
     const id = await schedule(s);
     await withWorker(STREAMS, async () => {
       await settled(id, 'DELIVERED');
     });
-    const [request, ...more] = requestsTo('/hooks/lead');
+    const [request, ...more] = receiver.requestsTo('/hooks/lead');
     assert.equal(more.length, 0);
     assert.ok(request);
     assert.equal(verified(request, s.payload), id);
@@ -316,12 +279,12 @@ describe('delivery', () => {
   it('retries a receiver that fails twice, then delivers: each attempt recorded, the webhook-id the same', {
     timeout: 30_000,
   }, async () => {
-    const s = spec(script('/flaky', 503, 500));
+    const s = spec(receiver.script('/flaky', 503, 500));
     const id = await schedule(s);
     await withWorker(STREAMS, async () => {
       await settled(id, 'DELIVERED');
     });
-    const requests = requestsTo('/flaky');
+    const requests = receiver.requestsTo('/flaky');
     assert.deepEqual(
       requests.map((r) => verified(r, s.payload)),
       [id, id, id],
@@ -357,7 +320,7 @@ describe('delivery', () => {
   });
 
   it('waits at least as long as the receiver’s Retry-After asks', { timeout: 30_000 }, async () => {
-    const s = spec(script('/busy', { status: 429, headers: { 'retry-after': '2' } }));
+    const s = spec(receiver.script('/busy', { status: 429, headers: { 'retry-after': '2' } }));
     const id = await schedule(s);
     await withWorker(STREAMS, async () => {
       await settled(id, 'DELIVERED');
@@ -378,17 +341,17 @@ describe('delivery', () => {
   });
 
   it('times out on a receiver that hangs, and retries', { timeout: 30_000 }, async () => {
-    const s = spec(script('/slow', 'hang'));
+    const s = spec(receiver.script('/slow', 'hang'));
     const id = await schedule(s);
     await withWorker(streamsWith({ sources: testSources, timeouts: { headersTimeoutMs: 300 } }), async () => {
       await settled(id, 'DELIVERED');
     });
     assert.deepEqual(await attempts(id), [
-      { attempt: 1, status_code: null, error: `no response from ${new URL(receiverBase).host} within 0.3 s`, finished: true },
+      { attempt: 1, status_code: null, error: `no response from ${new URL(receiver.base).host} within 0.3 s`, finished: true },
       { attempt: 2, status_code: 200, error: null, finished: true },
     ]);
     assert.deepEqual(
-      requestsTo('/slow').map((r) => verified(r, s.payload)),
+      receiver.requestsTo('/slow').map((r) => verified(r, s.payload)),
       [id, id],
     );
   });
@@ -396,10 +359,10 @@ describe('delivery', () => {
   it('stops at 410 Gone: no retry, the source’s onGone hook called, the subscription’s other pending deliveries cancelled', {
     timeout: 30_000,
   }, async () => {
-    const url = script('/gone', 410);
+    const url = receiver.script('/gone', 410);
     const first = await schedule(spec(url, { subscriptionId: 'sub-gone' }));
     const later = await schedule(spec(url, { subscriptionId: 'sub-gone' }));
-    const elsewhere = await schedule(spec(script('/gone-other', 503, 503, 503, 503), { subscriptionId: 'sub-unrelated' }));
+    const elsewhere = await schedule(spec(receiver.script('/gone-other', 503, 503, 503, 503), { subscriptionId: 'sub-unrelated' }));
     // `later` waits for a retry an hour away, as if an earlier attempt had failed.
     await pool.query("UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [later]);
     await withWorker(streamsWith({ sources: testSources }), async () => {
@@ -418,7 +381,7 @@ describe('delivery', () => {
       { subscriptionId: 'sub-gone', context: { environment: 'sandbox', agencyId: 'agency-1', deliveryId: first }, status: 'FAILED' },
     ]);
     assert.deepEqual(await delivery(later), { state: 'CANCELLED', attempts: 0, delivered: false });
-    assert.equal(requestsTo('/gone').length, 1);
+    assert.equal(receiver.requestsTo('/gone').length, 1);
     // Another subscription's delivery went through its whole schedule: 1 + 3 retries.
     assert.equal((await attempts(elsewhere)).length, 4);
   });
@@ -428,10 +391,10 @@ describe('delivery', () => {
   }, async () => {
     const since = new Date();
     const path = '/down';
-    scripts.set(path, Array<Answer>(8).fill(503));
-    const mine = spec(`${receiverBase}${path}`);
+    receiver.script(path, ...Array<Answer>(8).fill(503));
+    const mine = spec(`${receiver.base}${path}`);
     const a = await schedule(mine);
-    const b = await schedule(spec(`${receiverBase}${path}`, { agencyId: 'agency-2' }));
+    const b = await schedule(spec(`${receiver.base}${path}`, { agencyId: 'agency-2' }));
     await withWorker(STREAMS, async () => {
       await settled(a, 'FAILED');
       await settled(b, 'FAILED');
@@ -442,7 +405,7 @@ describe('delivery', () => {
     );
 
     // The receiver is back. Redeliver agency-1's failures by time, then agency-2's delivery by id.
-    assert.deepEqual(scripts.get(path), []);
+    assert.deepEqual(receiver.pending(path), []);
     assert.deepEqual(await redeliver(pool, { source: 'test', environment: 'sandbox', agencyId: 'agency-1', since }), [a]);
     assert.deepEqual(await redeliver(pool, { source: 'test', environment: 'production', since }), []);
     assert.deepEqual(await redeliver(pool, { deliveryId: b }), [b]);
@@ -461,9 +424,9 @@ describe('delivery', () => {
         [5, 200],
       ],
     );
-    const ids = requestsTo(path).filter(
-      (r) => r.headers['x-api-key'] === SECRET && JSON.parse(r.body).leadId === (mine.payload as { leadId: string }).leadId,
-    );
+    const ids = receiver
+      .requestsTo(path)
+      .filter((r) => r.headers['x-api-key'] === SECRET && JSON.parse(r.body).leadId === (mine.payload as { leadId: string }).leadId);
     assert.deepEqual(
       ids.map((r) => verified(r, mine.payload)),
       [a, a, a, a, a],
@@ -474,8 +437,8 @@ describe('delivery', () => {
     timeout: 30_000,
   }, async () => {
     const since = new Date();
-    const cancelled = await schedule(spec(script('/cancelled'), { subscriptionId: 'sub-removed' }));
-    const moved = spec(script('/old-url'), { subscriptionId: 'sub-rotated' });
+    const cancelled = await schedule(spec(receiver.script('/cancelled'), { subscriptionId: 'sub-removed' }));
+    const moved = spec(receiver.script('/old-url'), { subscriptionId: 'sub-rotated' });
     const movedId = await schedule(moved);
     const newKey = 'rotated-key-9876543210';
     // As the API modules call them: in a request's transaction, under withTenant.
@@ -485,7 +448,7 @@ describe('delivery', () => {
         await retargetDeliveries(
           client,
           { source: 'test', subscriptionId: 'sub-rotated' },
-          { url: script('/new-url'), secret: sealedWebhookSecret(newKey) },
+          { url: receiver.script('/new-url'), secret: sealedWebhookSecret(newKey) },
         ),
         1,
       );
@@ -494,8 +457,8 @@ describe('delivery', () => {
       await settled(movedId, 'DELIVERED');
     });
     assert.deepEqual(await delivery(cancelled), { state: 'CANCELLED', attempts: 0, delivered: false });
-    assert.deepEqual([requestsTo('/cancelled'), requestsTo('/old-url')], [[], []]);
-    const [request] = requestsTo('/new-url');
+    assert.deepEqual([receiver.requestsTo('/cancelled'), receiver.requestsTo('/old-url')], [[], []]);
+    const [request] = receiver.requestsTo('/new-url');
     assert.ok(request);
     assert.equal(verified(request, moved.payload, newKey), movedId);
     assert.equal(request.headers['x-api-key'], newKey);
@@ -506,7 +469,7 @@ describe('delivery', () => {
   it('applies the address policy: without ALLOW_PRIVATE_TARGETS a loopback receiver is refused, each attempt saying why', {
     timeout: 30_000,
   }, async () => {
-    const id = await schedule(spec(script('/private')));
+    const id = await schedule(spec(receiver.script('/private')));
     const strict = loadConfig({ DATABASE_URL: database.url, ...settings, ALLOW_PRIVATE_TARGETS: 'false' });
     await withWorker(
       STREAMS,
@@ -520,13 +483,13 @@ describe('delivery', () => {
       (await attempts(id)).map((a) => [a.status_code, a.error]),
       [1, 2, 3, 4].map(() => [null, refusal]),
     );
-    assert.deepEqual(requestsTo('/private'), []);
+    assert.deepEqual(receiver.requestsTo('/private'), []);
   });
 
   it('lets a worker shut down during a hanging attempt: the attempt is recorded as interrupted and the next worker delivers', {
     timeout: 30_000,
   }, async () => {
-    const s = spec(script('/stuck', 'hang'));
+    const s = spec(receiver.script('/stuck', 'hang'));
     const id = await schedule(s);
     // No grace: stop() aborts running attempts at once. The receiver timeouts (10 s) are not what ends the call.
     const impatient = loadConfig({ DATABASE_URL: database.url, ...settings, SHUTDOWN_GRACE_SECONDS: '0' });
@@ -535,7 +498,7 @@ describe('delivery', () => {
       async (worker) => {
         await waitFor(
           'the receiver to be called',
-          async () => requestsTo('/stuck').length,
+          async () => receiver.requestsTo('/stuck').length,
           (n) => n === 1,
         );
         await worker.stop();
@@ -560,13 +523,13 @@ describe('delivery', () => {
       ],
     );
     assert.deepEqual(
-      requestsTo('/stuck').map((r) => verified(r, s.payload)),
+      receiver.requestsTo('/stuck').map((r) => verified(r, s.payload)),
       [id, id],
     );
   });
 
   it('after a crash mid-attempt, marks the unfinished attempt interrupted and sends again', { timeout: 30_000 }, async () => {
-    const s = spec(script('/crash'));
+    const s = spec(receiver.script('/crash'));
     const id = await schedule(s);
     // Its lease has run out already: nobody renews it, so the next claim takes it.
     await leftByDeadWorker(id, -1);
@@ -582,7 +545,7 @@ describe('delivery', () => {
       },
       { attempt: 2, status_code: 200, error: null, finished: true },
     ]);
-    assert.equal(verified(requestsTo('/crash')[0] as Received, s.payload), id);
+    assert.equal(verified(receiver.requestsTo('/crash')[0] as Received, s.payload), id);
   });
 
   it('when recording an outcome fails, keeps the attempt open, gives the delivery back and sends again', { timeout: 30_000 }, async () => {
@@ -596,7 +559,7 @@ describe('delivery', () => {
         },
       },
     };
-    const s = spec(script('/gone-again', 410, 410), { source: 'fragile', subscriptionId: 'sub-fragile' });
+    const s = spec(receiver.script('/gone-again', 410, 410), { source: 'fragile', subscriptionId: 'sub-fragile' });
     const id = await schedule(s);
     await withWorker(streamsWith({ sources: fragile }), async () => {
       await waitFor(
@@ -622,13 +585,13 @@ describe('delivery', () => {
     ]);
     assert.deepEqual(calls, ['sub-fragile', 'sub-fragile']);
     assert.deepEqual(
-      requestsTo('/gone-again').map((r) => verified(r, s.payload)),
+      receiver.requestsTo('/gone-again').map((r) => verified(r, s.payload)),
       [id, id],
     );
   });
 
   it('lets another worker take over a delivery whose worker stopped renewing its lease', { timeout: 30_000 }, async () => {
-    const s = spec(script('/taken-over'));
+    const s = spec(receiver.script('/taken-over'));
     const id = await schedule(s);
     await leftByDeadWorker(id, 2);
     const started = Date.now();

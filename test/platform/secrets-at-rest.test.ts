@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -29,39 +28,23 @@ import {
   type TestDatabase,
   type TestServer,
 } from '../helpers.js';
+import { Receiver } from '../fixtures/receiver.js';
 import { runCli } from '../processes.js';
 
 const NEW_KEY = 'bmV3LWtleS1lbmNyeXB0aW9uLWtleS1mb3ItdGVzdHM';
 const WEBHOOK_SECRET_SENT = 'classified-webhook-secret-0123456789';
 const API_KEY = 'lead-subscription-api-key-0123456789';
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 let database: TestDatabase;
-let receiver: Server;
-let receiverBase: string;
-const received: Received[] = [];
+let receiver: Receiver;
 
 before(async () => {
   database = await createTestDatabase();
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString() });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const address = receiver.address() as { port: number };
-  receiverBase = `http://127.0.0.1:${address.port}`;
+  receiver = await Receiver.start({ otherwise: 204 });
 });
 
 after(async () => {
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
   await database.drop();
 });
 
@@ -91,7 +74,7 @@ async function signingJwk(server: TestServer): Promise<JWK> {
 
 async function leadDelivered(server: TestServer, client: TestClient, apiKey: string): Promise<void> {
   const token = await getToken(server, client, { root: '/seeker-leads/v1', intermediary: 'agency-s' });
-  const before = received.length;
+  const before = receiver.received.length;
   const result = await http('POST', `${server.base}/seeker-leads/v1/leads`, {
     headers: { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT },
     body: leadRequest(),
@@ -99,7 +82,7 @@ async function leadDelivered(server: TestServer, client: TestClient, apiKey: str
   assert.equal(result.status, 200, result.text);
   const [request] = await waitFor(
     'the lead notification',
-    async () => received.slice(before),
+    async () => receiver.received.slice(before),
     (list) => list.length >= 1,
   );
   assert.ok(request);
@@ -120,13 +103,13 @@ describe('secrets at rest', () => {
       const caas = await getToken(server, client, { root: '/caas/v4', intermediary: 'agency-s' });
       const put = await http('PUT', `${server.base}/caas/v4/webhooks`, {
         headers: { authorization: `Bearer ${caas}` },
-        body: { url: `${receiverBase}/caas`, secret: WEBHOOK_SECRET_SENT },
+        body: { url: `${receiver.base}/caas`, secret: WEBHOOK_SECRET_SENT },
       });
       assert.equal(put.status, 200, put.text);
       const leads = await getToken(server, client, { root: '/seeker-leads/v1', intermediary: 'agency-s' });
       const created = await http('POST', `${server.base}/seeker-leads/v1/webhook/subscriptions`, {
         headers: { authorization: `Bearer ${leads}` },
-        body: { url: `${receiverBase}/leads`, apiKey: API_KEY },
+        body: { url: `${receiver.base}/leads`, apiKey: API_KEY },
       });
       assert.equal(created.status, 201, created.text);
       await leadDelivered(server, client, API_KEY);
