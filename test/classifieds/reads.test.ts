@@ -21,6 +21,7 @@ import {
   type TestDatabase,
   type TestServer,
   useServer,
+  assertProblem,
 } from '../helpers.js';
 
 type Body = Record<string, any>;
@@ -97,33 +98,13 @@ function ok(result: HttpResult, operationId: string): Body {
   return result.body as Body;
 }
 
-function problem(
-  result: HttpResult,
-  status: number,
-  title: string,
-  detail: string,
-  extra: Record<string, unknown> = {},
-  type?: string,
-): void {
-  assert.equal(result.status, status, result.text);
-  assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-  assert.deepEqual(result.body, {
-    type: `/problems/${type ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
-    title,
-    status,
-    detail,
-    instance: result.headers.get('traceparent'),
-    ...extra,
-  });
-}
-
 function notFound(result: HttpResult, id: string, operationId: string): void {
-  problem(result, 404, 'Not found', `No classified ${id}`);
+  assertProblem(result, 404, 'Not found', `No classified ${id}`);
   assertContract(operationId, 404, result.body);
 }
 
 function parameterProblem(result: HttpResult, name: string, reason: string): void {
-  problem(result, 400, 'Bad request', 'Your request has not been validated', {
+  assertProblem(result, 400, 'Bad request', 'Your request has not been validated', {
     errors: [{ name, reason }],
     errorSource: 'requestParameter',
   });
@@ -351,7 +332,7 @@ describe('GET /classifieds: keyset pages, newest first, while writes go on', () 
   });
 
   it('needs the scope caas:classifieds:read', async () => {
-    problem(await get('/classifieds', createOnlyToken), 403, 'Forbidden', 'The access token lacks the scope caas:classifieds:read');
+    assertProblem(await get('/classifieds', createOnlyToken), 403, 'Forbidden', 'The access token lacks the scope caas:classifieds:read');
   });
 });
 
@@ -446,7 +427,12 @@ describe('GET /classifieds/{classifiedId}', () => {
   });
 
   it('needs the scope caas:classifieds:read', async () => {
-    problem(await get(`/classifieds/${id}`, createOnlyToken), 403, 'Forbidden', 'The access token lacks the scope caas:classifieds:read');
+    assertProblem(
+      await get(`/classifieds/${id}`, createOnlyToken),
+      403,
+      'Forbidden',
+      'The access token lacks the scope caas:classifieds:read',
+    );
   });
 });
 
@@ -545,7 +531,7 @@ describe('GET /classifieds/{classifiedId}/statuses of an unprocessed write', () 
 
   it('needs the scope caas:classifieds:read', async () => {
     const id = await post(classified('STATUS'));
-    problem(
+    assertProblem(
       await get(`/classifieds/${id}/statuses`, createOnlyToken),
       403,
       'Forbidden',
@@ -720,7 +706,7 @@ describe('GET /classifieds/{classifiedId}/statuses of processed writes (worker o
     assert.deepEqual(ok(await statuses('?filter=latest'), 'getClassifiedStatuses'), { items: deleted });
 
     const one = await call(worker, 'GET', `/classifieds/${id}`, { bearer: workerToken });
-    problem(one, 404, 'Not found', `No classified ${id}`);
+    assertProblem(one, 404, 'Not found', `No classified ${id}`);
     const listed = ok(await call(worker, 'GET', '/classifieds', { bearer: workerToken }), 'getClassifieds');
     assert.deepEqual(listed, { items: [] });
   });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { TRACEPARENT, http, type HttpResult, type TestServer, useServer } from '../helpers.js';
+import { TRACEPARENT, assertProblem, http, type HttpResult, type TestServer, useServer } from '../helpers.js';
 import { minimalClassified, realisticClassified } from '../fixtures/classifieds.js';
 import { assertContract } from '../fixtures/contract.js';
 
@@ -48,26 +48,13 @@ function call(
   return http(method, `${server.base}${root}${path}`, { headers: { authorization: `Bearer ${bearer}`, ...headers }, body });
 }
 
+/** A whole problem (see assertProblem), which is at least the contract's ErrorResponse too. */
 function problem(
   result: HttpResult,
-  status: number,
-  title: string,
-  detail: string,
-  extra: Record<string, unknown> = {},
-  type?: string,
+  ...expected: Parameters<typeof assertProblem> extends [HttpResult, ...infer Rest] ? Rest : never
 ): void {
-  assert.equal(result.status, status, result.text);
-  // Every problem is at least the contract's ErrorResponse.
+  assertProblem(result, ...expected);
   assertContract('createClassified', 'default', result.body);
-  assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-  assert.deepEqual(result.body, {
-    type: `/problems/${type ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
-    title,
-    status,
-    detail,
-    instance: result.headers.get('traceparent'),
-    ...extra,
-  });
 }
 
 const OPERATIONS: Record<string, string> = { POST: 'createClassified', PUT: 'updateClassified', DELETE: 'deleteClassified' };
