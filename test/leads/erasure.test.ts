@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { eraseAuthor } from '../../src/apis/leads/erasure.js';
-import { TRACEPARENT, http, startTestServer, type HttpResult, type TestServer, useServer } from '../helpers.js';
+import { assertProblem as problem, http, startTestServer, type HttpResult, type TestServer, useServer } from '../helpers.js';
 
 type Body = Record<string, any>;
 
@@ -124,20 +124,6 @@ function erased(lead: Body): Body {
       message: null,
     },
   };
-}
-
-function problem(result: HttpResult, status: number, title: string, detail: string, extra: Record<string, unknown> = {}): void {
-  assert.equal(result.status, status, result.text);
-  assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-  assert.match(result.headers.get('traceparent') ?? '', TRACEPARENT);
-  assert.deepEqual(result.body, {
-    type: `/problems/${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
-    title,
-    status,
-    detail,
-    instance: result.headers.get('traceparent'),
-    ...extra,
-  });
 }
 
 describe('POST /admin/leads/erasures', () => {

@@ -8,7 +8,16 @@ import { sealerFor } from '../../src/platform/secrets/sealer.js';
 import { WEBHOOK_SECRET } from '../../src/platform/secrets/stored.js';
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { TRACEPARENT, getToken, http, makeClient, type HttpResult, type TestClient, type TestServer, useServer } from '../helpers.js';
+import {
+  assertProblemBody as assertProblem,
+  getToken,
+  http,
+  makeClient,
+  type HttpResult,
+  type TestClient,
+  type TestServer,
+  useServer,
+} from '../helpers.js';
 
 interface Subscription {
   subscriptionId: string;
@@ -61,14 +70,6 @@ async function call(
   const token = options.token ?? (await tokenFor(options.agency ?? 'agency-1', options.environment));
   const root = options.environment === 'sandbox' ? '/sandbox/seeker-leads/v1' : '/seeker-leads/v1';
   return http(method, `${server.base}${root}${path}`, { headers: { authorization: `Bearer ${token}` }, body: options.body });
-}
-
-function assertProblem(result: HttpResult, status: number, body: Record<string, unknown>): void {
-  assert.equal(result.status, status, result.text);
-  assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-  const instance = result.headers.get('traceparent') ?? '';
-  assert.match(instance, TRACEPARENT);
-  assert.deepEqual(result.body, { status, instance, ...body });
 }
 
 function assertBodyErrors(result: HttpResult, errors: { name: string; reason: string }[], errorSource = 'body'): void {

@@ -13,7 +13,6 @@ import { APIS, rootPath, type ApiDescriptor } from '../../src/platform/catalogue
 import type { ApiModule } from '../../src/apis/module.js';
 import { disableClient } from '../../src/platform/auth/clients.js';
 import {
-  TRACEPARENT,
   getToken,
   http,
   makeClient,
@@ -22,6 +21,7 @@ import {
   type TestClient,
   type TestServer,
   useServer,
+  assertProblemBody as assertProblem,
 } from '../helpers.js';
 
 const api = (id: ApiDescriptor['id']): ApiDescriptor => APIS.find((candidate) => candidate.id === id) as ApiDescriptor;
@@ -94,16 +94,6 @@ async function forge(overrides: JWTPayload = {}, kid = signing.kid): Promise<str
 }
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-
-/** The whole problem body expected, `instance` being the response's own traceparent. */
-function assertProblem(result: HttpResult, status: number, body: Record<string, unknown>): void {
-  assert.equal(result.status, status);
-  // Fastify adds the charset to every JSON type; compliant recipients ignore it (RFC 8259 section 11).
-  assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-  const traceparent = result.headers.get('traceparent') ?? '';
-  assert.match(traceparent, TRACEPARENT);
-  assert.deepEqual(result.body, { status, instance: traceparent, ...body });
-}
 
 /** No bearer token at all: the bare RFC 6750 challenge. */
 function assertNoToken(result: HttpResult, detail: string): void {

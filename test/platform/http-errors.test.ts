@@ -20,6 +20,7 @@ import {
   type TestClient,
   type TestServer,
   useServer,
+  assertProblemBody as assertProblem,
 } from '../helpers.js';
 
 const BODY_LIMIT = 2048;
@@ -94,14 +95,6 @@ function traceparentOf(result: HttpResult): string {
   const value = result.headers.get('traceparent') ?? '';
   assert.match(value, TRACEPARENT);
   return value;
-}
-
-/** The whole problem body expected, `instance` being the response's own traceparent. */
-function assertProblem(result: HttpResult, status: number, body: Record<string, unknown>): void {
-  assert.equal(result.status, status);
-  // Fastify adds the charset to every JSON type; compliant recipients ignore it (RFC 8259 section 11).
-  assert.equal(result.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-  assert.deepEqual(result.body, { status, instance: traceparentOf(result), ...body });
 }
 
 const VALIDATION = { type: '/problems/bad-request', title: 'Bad request', detail: 'Your request has not been validated' } as const;
