@@ -1,4 +1,4 @@
-/**
+/*
  * The baselines, each in a process of its own like immogate: a bare node:http server that reads
  * the body, parses the JSON and answers 202 with a small JSON; with BENCH_INSERT=1 it first
  * INSERTs the body as one row through a pg Pool of immogate's default size (the durable floor).

@@ -1,4 +1,4 @@
-/**
+/*
  * The request bodies of the benchmark: a ~5 KB classified cut down from the tests' realistic one
  * (prices, spaces, conditions, texts, six media), with its own offererEstateId and media URLs;
  * and a lead whose message carries a key the webhook receivers read back.

@@ -1,4 +1,4 @@
-/**
+/*
  * The load generator, forked by run.ts so autocannon never shares an event loop (or a core's
  * scheduling) with the server it measures. Receives one Load, answers one Measurement, exits.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * The outside world of the end-to-end scenarios, in a process of its own on loopback:
  * - GET /media/...: a small JPEG, for the media downloads of classifieds processing;
  * - POST /hooks/<name>: a webhook receiver answering 204 that notes when each lead arrived.

@@ -1,4 +1,4 @@
-/**
+/*
  * A fixed-rate (open-loop) load generator, forked like driver.ts. Request i is due at
  * t0 + i / rate whatever became of the earlier ones, so a slow server meets a growing queue
  * instead of a politely slowing client; each request's `sentAt` is the time it was due, so time

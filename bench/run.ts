@@ -1,4 +1,4 @@
-/**
+/*
  * `npm run bench [-- --scenario NAME[,NAME...]]`: starts immogate (a child process, on an embedded
  * PostgreSQL in a temporary DATA_DIR or on DATABASE_URL), runs each scenario three times with
  * autocannon in a forked driver (or, for the end-to-end scenarios, once with a run of their own),

@@ -1,4 +1,4 @@
-/**
+/*
  * immogate as the benchmark runs it: a child process of its own (so its RSS can be read from
  * /proc and it gets its own event loop), configured from the environment run.ts passes. The
  * server always runs; BENCH_WORKER=1 adds the worker, in the same process as `immogate start` does.

@@ -1,4 +1,4 @@
-/**
+/*
  * Crash recovery with real processes: under a load of classified creates and leads, immogate (and,
  * in the second variant, its embedded PostgreSQL with it) is killed with kill -9 at a random
  * moment, five times, and restarted at once on the same DATA_DIR with the default lease and retry

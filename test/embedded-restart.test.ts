@@ -1,4 +1,4 @@
-/**
+/*
  * Restarts of the embedded PostgreSQL after a crash. A postmaster killed with kill -9 stays a
  * zombie until something reaps it, and PostgreSQL counts a zombie named in postmaster.pid as a
  * running server; the next start must succeed on its first try all the same. (The whole crash,

@@ -1,4 +1,4 @@
-/**
+/*
  * What every test file uses: a database of its own (cloned from the run's migrated template),
  * a real immogate listening on loopback, clients and tokens made through the real endpoints.
  */

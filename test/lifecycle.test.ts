@@ -1,4 +1,4 @@
-/**
+/*
  * immogate as a user runs it: real processes of the built CLI, stopped by signals. The embedded
  * PostgreSQL part initialises a cluster, which takes seconds, so it checks only the essentials.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * What a refused request carried is never written anywhere under DATA_DIR: not into the embedded
  * cluster's log (a failed statement is logged with its text, and its values are bound, never
  * part of it), not into its tables or WAL (duplicates are found before anything is written).

@@ -1,4 +1,4 @@
-/**
+/*
  * What the crash-recovery and scale-out tests share: immogate as real processes of the built CLI,
  * a media server and a webhook receiver on loopback that record every request, a load of
  * classified creates and leads that records what was acknowledged, and the checks of what the

@@ -1,4 +1,4 @@
-/**
+/*
  * immogate as a user runs it, for tests: processes of the built CLI, their output, readiness,
  * signals, the sandbox client a first start prints, and the embedded PostgreSQL of a DATA_DIR.
  */

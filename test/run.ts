@@ -1,4 +1,4 @@
-/**
+/*
  * `npm test`: prepares one PostgreSQL for the whole run, then runs every test file with node's
  * test runner. Each file clones its own database from a template migrated here once.
  *

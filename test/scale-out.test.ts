@@ -1,4 +1,4 @@
-/**
+/*
  * More than one immogate process on one database, with real processes of the built CLI: two
  * `immogate start` on an external PostgreSQL share the work, and when one is killed mid-load the
  * other finishes what it had leased; `immogate start --processes N` runs N server and worker

@@ -1,4 +1,4 @@
-/**
+/*
  * Shutdown drains: a request in flight when stop() begins still gets its answer, and the server
  * takes no new connection meanwhile. A probe route holds its answer until the test releases it.
  */

@@ -12,7 +12,7 @@ import { warmUp } from '../warmUp.js';
 import { CONNECTIONS, USER_AGENT, type Context, type Scenario } from './types.js';
 
 /**
- * Issue 6 item 3: classifieds posted at half the measured maximum POST rate to an immogate child
+ * Classifieds posted at half the measured maximum POST rate to an immogate child
  * that runs the server and the worker (as `immogate start` does), each classified with six media
  * served by the loopback helper. Per classified: the time from its POST (when the generator had
  * it due) to its terminal status, as PostgreSQL dated that status.

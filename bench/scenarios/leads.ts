@@ -13,7 +13,7 @@ import { warmUp } from '../warmUp.js';
 import { CONNECTIONS, USER_AGENT, type Context, type Scenario } from './types.js';
 
 /**
- * Issue 6 item 6: leads posted at 200/s to an agency with two ACTIVE webhook subscriptions, both
+ * Leads posted at 200/s to an agency with two ACTIVE webhook subscriptions, both
  * on loopback receivers (bench/loopback.ts, a process of its own), delivered by the worker of a
  * server+worker immogate child. Per delivery: the time from the lead's POST (when the generator
  * had it due) to the moment its receiver had the whole notification.

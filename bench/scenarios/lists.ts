@@ -3,7 +3,7 @@ import { classifiedJson } from '../body.js';
 import { CONNECTIONS, USER_AGENT, type Context, type Row, type Scenario } from './types.js';
 
 /**
- * Issue 6 item 4: GET /caas/v4/classifieds, pages of 250, for an offerer with 1,000 and one with
+ * GET /caas/v4/classifieds, pages of 250, for an offerer with 1,000 and one with
  * 1,000,000 classifieds. The rows are bulk-inserted with SQL (INSERT ... SELECT generate_series),
  * each with the payload a real POST stored, so that the pages carry realistic items. The load
  * asks for pages all through the offerer's classifieds (the first page and pages from cursors at

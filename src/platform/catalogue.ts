@@ -1,4 +1,4 @@
-/**
+/*
  * The APIs immogate serves, each at a production root and a sandbox root. Token audiences,
  * scope checks, the per-API OpenAPI documents and route registration all derive from this list.
  */

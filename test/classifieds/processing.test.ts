@@ -1,4 +1,4 @@
-/**
+/*
  * The classifieds worker through real HTTP, a real worker and a media server on loopback: the
  * statuses each write goes through, the per-portal business rules, media downloads and their
  * diff between revisions, ordering of one classified's writes, and re-runs after a crash.

@@ -1,4 +1,4 @@
-/**
+/*
  * The classifieds read endpoints through real HTTP: GET /classifieds (keyset pages that stay
  * correct while writes go on), GET /classifieds/{id} (ETag, If-None-Match) and
  * GET /classifieds/{id}/statuses (filters, pages), tenant isolation, and every 200 body checked

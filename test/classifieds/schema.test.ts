@@ -1,10 +1,10 @@
-/**
+/*
  * The classified payload schema (caas v4 POST/PUT body): generated from reference/, accepted by the
  * body validator for a realistic classified and for one that sets every field of the reference, and
  * refusing bad bodies with the contract's pointer and reason.
  *
  * Plain unit tests of schema + validator: no database and no server are needed to judge a body, so
- * none is started (the HTTP route of issue 3 gets its own tests).
+ * none is started (the HTTP routes have their own tests in writes.test.ts).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

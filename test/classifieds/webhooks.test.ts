@@ -1,4 +1,4 @@
-/**
+/*
  * Status webhooks of the classifieds API: PUT /webhooks subscribes, each new status is POSTed
  * (signed with Standard Webhooks headers, retried) to {url}/classifieds/{id}/statuses, DELETE
  * /webhooks stops it. Receivers are real HTTP servers on loopback.

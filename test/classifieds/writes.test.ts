@@ -1,4 +1,4 @@
-/**
+/*
  * The classifieds write path through real HTTP: POST, PUT and DELETE are acknowledged with 202
  * only once the revision, its RECEIVED status and its processing queue row are committed; the
  * spec's rules refuse bad writes whole. The worker is off here, so what is queued stays visible.

@@ -1,4 +1,4 @@
-/**
+/*
  * fast-check arbitraries from the JSON Schemas of a served OpenAPI 3.0 document: values a route's
  * own schema accepts, and the same values bent out of shape (a member dropped or added, a value
  * swapped for any JSON) — what a fuzzer needs to reach both the handlers and the refusals.

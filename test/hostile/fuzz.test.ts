@@ -1,4 +1,4 @@
-/**
+/*
  * A property-based fuzzer over every operation of the three served OpenAPI documents: requests
  * generated from each operation's own schemas (path and query parameters, JSON body), valid and
  * bent. Whatever is sent, the answer is never a 5xx; a 2xx body is valid against the documented

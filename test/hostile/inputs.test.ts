@@ -1,4 +1,4 @@
-/**
+/*
  * Hostile inputs against every route that takes a body, and against the router and the HTTP
  * parser: each must be answered with the exact 4xx problem naming what is wrong, never a 5xx,
  * never a half-written record. The cases come from an attacker's review of the three APIs.

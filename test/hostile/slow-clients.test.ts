@@ -1,4 +1,4 @@
-/**
+/*
  * Slow and greedy clients: a socket trickling its headers or its body is answered 408 and closed
  * once HTTP_HEADERS_TIMEOUT_SECONDS / HTTP_REQUEST_TIMEOUT_SECONDS have passed, an idle one is
  * closed after HTTP_IDLE_TIMEOUT_SECONDS, and beyond HTTP_MAX_CONNECTIONS new connections are

@@ -1,4 +1,4 @@
-/**
+/*
  * The token attacks a reviewer tries against a bearer-token API, each refused with a 401 problem
  * and an `invalid_token` challenge: forged algorithms, keys smuggled in the header, tampered
  * claims, tokens for another issuer, audience or environment, lifetimes the server never issues,

@@ -1,4 +1,4 @@
-/**
+/*
  * The lead operations of the CLI, run as a separate process on the test database:
  * `immogate leads erase` and `immogate leads redeliver`.
  */

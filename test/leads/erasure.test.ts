@@ -1,4 +1,4 @@
-/**
+/*
  * GDPR erasure of a lead author, through the operator endpoint POST /admin/leads/erasures (behind
  * ADMIN_TOKEN) and through eraseAuthor (what the CLI calls): the author's leads in every agency and
  * environment lose their personal data but stay listable and readable, the stored webhook

@@ -1,4 +1,4 @@
-/**
+/*
  * The leads endpoints of the Lead API through real HTTP: POST /leads (every rule of
  * createLeadRequest), GET /leads (the 7-day period, limit, start, links, keyset pages that lose and
  * repeat nothing while leads keep arriving), GET /leads/{leadId}, the rate limit, scopes and tenant

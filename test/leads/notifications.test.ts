@@ -1,4 +1,4 @@
-/**
+/*
  * New-lead notifications through real HTTP: POST /leads, then a real receiver on loopback gets the
  * lead, signed with the subscription's apiKey (verified with the standardwebhooks package) and
  * carrying it in X-Api-Key. Failures are retried and audited; a hanging receiver times out; 410

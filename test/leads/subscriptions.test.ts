@@ -1,4 +1,4 @@
-/**
+/*
  * Lead API webhook subscriptions through real HTTP: the state table of the spec (create, PUT
  * status both ways and a new apiKey, DELETE), the apiKey never returned, listing in pages,
  * validation, the URL policy, the rate limit of POST, scopes and tenant isolation.

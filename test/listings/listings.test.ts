@@ -1,4 +1,4 @@
-/**
+/*
  * The listing endpoints of the Listing import API through real HTTP: POST /listings (201, duplicate,
  * a business rule, project listings, unpublished listings), GET /listings/{externalListingId},
  * PUT (rule 11, the path's id, last write), DELETE, GET /listings (keyset pages over 600 listings),

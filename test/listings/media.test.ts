@@ -1,4 +1,4 @@
-/**
+/*
  * POST /medias and presigned uploads on the local blob store, through real HTTP: the upload
  * (bytes, type, size read back), its refusals (expired, tampered, second, oversized, wrong type),
  * attaching media to listings (directly and through POST /listings), the sweep, and isolation

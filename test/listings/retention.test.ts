@@ -1,4 +1,4 @@
-/**
+/*
  * Sandbox retention of the Listing import API: sandbox listings are deleted 90 days after their
  * last write, production listings never. The clock is injected (sweepSandboxListings' `now`), so
  * nothing waits; listings are written and read through real HTTP.

@@ -1,4 +1,4 @@
-/**
+/*
  * The listing request model of the Listing import API: its JSON Schema (as the app registers and
  * compiles it), the 21 business rules with one passing and one failing case each, the type
  * matrices, the refusal of project classifieds, rule 21 against ordinary German text, and warnings.

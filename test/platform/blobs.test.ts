@@ -1,4 +1,4 @@
-/**
+/*
  * The blob store behind one interface: safe keys, the local backend (signed upload URLs, the
  * streaming size guard with the real 40 MiB limit, staging and publishing, the shared signing
  * key), the S3 backend's presigned URLs (no network), and the S3 backend against a loopback

@@ -1,4 +1,4 @@
-/**
+/*
  * The guard every API route runs first: the firewall's User-Agent rule, the bearer token, the
  * route's scope, and the tenant it leaves behind. No API exists yet, so a probe module puts one
  * route per scope under every root; tokens come from the real token endpoint, and the tokens no

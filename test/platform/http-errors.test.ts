@@ -1,4 +1,4 @@
-/**
+/*
  * What every API answers besides its own resources: traceparent on every response, problem+json
  * for every failure (validation in the contract's words, parse and content-type failures, size,
  * unknown routes and methods, server faults) and the per-route rate limit. A probe module gives

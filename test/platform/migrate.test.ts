@@ -49,7 +49,7 @@ describe('migrate', () => {
       await recorded(pools[0]!),
       listMigrations().map((m) => ({ id: m.id, name: m.name })),
     );
-    // The work queues are ours; nothing of graphile-worker, which held them before 010, is left.
+    // The work queues are immogate's own tables: no graphile_worker schema or add_job function is left in the database.
     const objects = await pools[0]!.query(
       `SELECT to_regclass('caas_processing_queue')::text AS queue, to_regclass('scheduled_tasks')::text AS tasks,
               to_regnamespace('graphile_worker')::text AS graphile,

@@ -1,4 +1,4 @@
-/**
+/*
  * The operator's redelivery of webhooks of every API: `immogate deliveries redeliver` (a process
  * of its own) and POST /admin/deliveries/redeliveries, against a real immogate whose worker
  * delivers to receivers on loopback. A short retry schedule makes a delivery to a receiver that

@@ -1,4 +1,4 @@
-/**
+/*
  * Secrets at rest: the token signing key, webhook secrets, lead apiKeys, the deliveries' copies
  * and the upload-URL key are nowhere in clear in the database, yet tokens verify and webhooks are
  * signed and carry their apiKey; a rotation of the key-encryption key keeps all of it working; a

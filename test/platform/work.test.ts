@@ -1,4 +1,4 @@
-/**
+/*
  * The work machinery on a real database: streams of items claimed in batches with a lease,
  * woken by NOTIFY, shared between workers, taken over when a worker stops renewing its leases,
  * given back on failure and at shutdown; the periodic tasks, run once for all workers; and the

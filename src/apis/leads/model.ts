@@ -1,4 +1,4 @@
-/**
+/*
  * A lead as the Lead API returns it (GET /leads/{leadId}, the items of GET /leads) and as its
  * webhook notification carries it. contract-notes: metadata, contactRequest, property.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * Media of the listing import API: POST /medias hands out a presigned upload URL, the bytes go
  * straight to the blob store, and a listing write attaches the media by externalMediaId.
  *

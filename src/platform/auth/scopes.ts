@@ -1,4 +1,4 @@
-/**
+/*
  * Scopes are case sensitive and colon separated. A held scope ending in `:*` grants every scope
  * that starts with what comes before the star: `caas:*` grants `caas:classifieds:read`, and
  * `caas:classifieds:*` grants it too, but not `caas:webhooks`.

@@ -1,4 +1,4 @@
-/**
+/*
  * Keys are relative paths of plain segments (letters, digits, `.`, `_`, `-`; no segment starts
  * with a dot), so no key can climb out of the local directory, hide a file or need URL encoding.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * Group commit: writes submitted while earlier ones are on their way to the database travel
  * together in the next transaction, one statement for the lot. Nothing waits for a timer: a write
  * arriving when fewer than `maxInFlight` batches are being written leaves on the next turn of the

@@ -1,4 +1,4 @@
-/**
+/*
  * When to try a failed delivery again. The schedule (WEBHOOK_RETRY_SCHEDULE) gives the wait
  * before each retry; every wait is stretched by a random 0-25% so that deliveries failed by the
  * same outage do not all return at the same instant. Jitter only ever adds: a retry never comes

@@ -1,4 +1,4 @@
-/**
+/*
  * Opaque page tokens: base64url of a short text the endpoint understands. A token is read back
  * only if it re-encodes to itself, because Node's decoder silently skips characters outside the
  * alphabet: a garbled token must be refused, not decoded into a near miss.

@@ -1,4 +1,4 @@
-/**
+/*
  * The entity tags of an If-Match or If-None-Match header (RFC 9110 section 13.1): a comma list,
  * `*`, or nothing. Weak tags are compared by their value, so `W/"3"` counts as `"3"`.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * The one catalogue of API errors. Every non-2xx answer of the APIs is an RFC 7807 problem
  * rendered by errors.ts from one of these; the token endpoint has its own RFC 6749 shape.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * The mark on every bound immogate adds where the classifieds contract sets none (an array's
  * maxItems), so the served OpenAPI document tells them apart from the contract's own.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * The classified payload schema (request body of POST and PUT /classifieds) and the TypeScript type
  * of the bodies it accepts, both generated from the reference files by generate.ts and checked in
  * (classified.schema.json, classified.types.ts).

@@ -1,4 +1,4 @@
-/**
+/*
  * Generates the JSON Schema of the classified payload (the POST/PUT body of caas v4) from the
  * reference files in `reference/`: `caas-v4-fields.tsv` (one row per field of the tree) and
  * `caas-v4-enums.json` (enum lists and the ISO 639-1 codes of multilingual texts).

@@ -1,4 +1,4 @@
-/**
+/*
  * The vocabularies and type matrices of the listing request, as data: the schema takes its enums
  * from here, the rules look pairs up here, and the OpenAPI document shows them (schema.ts puts
  * each matrix into the description and an `x-matrix` member of the field it governs).

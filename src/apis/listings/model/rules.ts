@@ -1,4 +1,4 @@
-/**
+/*
  * The 21 business rules of the listing import, applied synchronously on create and update after
  * the body passed the schema, plus the refusal of project classifieds and the non-blocking warnings.
  *

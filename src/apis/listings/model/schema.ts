@@ -1,4 +1,4 @@
-/**
+/*
  * The listing write request (apiRequest: the body of POST /listings and PUT /listings/{id}) as
  * one JSON Schema, registered under LISTING_REQUEST_SCHEMA_ID; routes use `{ $ref: 'ClimApiRequest#' }`.
  *
