@@ -24,7 +24,7 @@ import {
   SCHEMA_FILE,
   TYPES_FILE,
   type ReferenceEnums,
-} from '../../src/apis/classifieds/schema/generate.js';
+} from '../../scripts/generate-caas-schema.js';
 import { createValidators, validationProblem } from '../../src/platform/http/validation.js';
 import { minimalClassified, realisticClassified } from '../fixtures/classifieds.js';
 

@@ -233,7 +233,7 @@ function eachArray(root: Node, schema: Node, visit: (array: Node, path: string) 
 
 /**
  * The arrays the reference leaves unbounded carry a maxItems of ours in the request schema
- * (schema/generate.ts); the same bound goes onto the reference's array at the same data path.
+ * (scripts/generate-caas-schema.ts); the same bound goes onto the reference's array at the same data path.
  */
 function overlayArrayBounds(document: Node): void {
   // Read only; JSON imported as a module is typed readonly by its wrapper, not by what it is.

@@ -1,6 +1,6 @@
 /*
  * The classified payload schema (request body of POST and PUT /classifieds) and the TypeScript type
- * of the bodies it accepts, both generated from the reference files by generate.ts and checked in
+ * of the bodies it accepts, both generated from the reference files by scripts/generate-caas-schema.ts and checked in
  * (classified.schema.json, classified.types.ts).
  *
  * Imported as a JSON module: tsc (resolveJsonModule) type-checks it and copies the file next to this
