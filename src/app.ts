@@ -1,6 +1,7 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { APIS, ENVIRONMENTS, rootPath } from './platform/catalogue.js';
-import { deliverySourcesOf, type ApiModule } from './apis/module.js';
+import { deliverySourcesOf, type ApiModule } from './platform/module.js';
 import type { Config } from './config.js';
 import { installAdminGuard } from './platform/auth/admin.js';
 import { installGuard } from './platform/auth/guard.js';
@@ -93,7 +94,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     async (admin) => {
       installAdminGuard(admin, config.adminToken);
       await redeliveryAdminRoutes(admin, { pool, sources: deliverySourcesOf(deps.apis) });
-      for (const module of deps.apis) await module.adminRoutes?.(admin, { config, pool, logger });
+      for (const module of deps.apis) await module.adminRoutes?.(admin.withTypeProvider<TypeBoxTypeProvider>(), { config, pool, logger });
     },
     { prefix: '/admin' },
   );
@@ -105,7 +106,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         async (scoped) => {
           installGuard(scoped, api, environment, { pool, keys, publicUrl: config.publicUrl });
           openApiRoute(scoped, api, document);
-          if (module) await module.routes(scoped, { config, pool, logger });
+          if (module) await module.routes(scoped.withTypeProvider<TypeBoxTypeProvider>(), { config, pool, logger });
         },
         { prefix: rootPath(api, environment) },
       );

@@ -19,7 +19,7 @@ import { openDatabase, prepareDatabase, sealedColumnsOf, startServices } from '.
 import { rotateKey } from './platform/secrets/rotate.js';
 import { SecretsKeyError, keySourceOf } from './platform/secrets/sealer.js';
 import { API_MODULES } from './apis/index.js';
-import { deliverySourcesOf, type CliContext, type RedeliverOptions } from './apis/module.js';
+import { deliverySourcesOf, type CliContext, type RedeliverOptions } from './platform/module.js';
 import { parseScopes } from './platform/auth/scopes.js';
 import { redeliverWebhooks, type Redelivery, type RedeliveryTarget } from './platform/delivery/index.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { deliverySourcesOf, type ApiModule } from './apis/module.js';
+import { deliverySourcesOf, type ApiModule } from './platform/module.js';
 import { buildApp } from './app.js';
 import { ConfigError, type Config } from './config.js';
 import { createClient } from './platform/auth/clients.js';

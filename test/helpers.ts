@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import pg from 'pg';
-import type { ApiModule } from '../src/apis/module.js';
+import type { ApiModule } from '../src/platform/module.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createClient } from '../src/platform/auth/clients.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { APIS } from '../src/platform/catalogue.js';
-import type { ApiModule } from '../src/apis/module.js';
+import type { ApiModule } from '../src/platform/module.js';
 import { getToken, http, makeClient, type TestServer, useServer } from './helpers.js';
 
 let release: () => void = () => undefined;

@@ -1,7 +1,7 @@
 import { classifiedsApi } from './classifieds/index.js';
 import { leadsApi } from './leads/index.js';
 import { listingsApi } from './listings/index.js';
-import type { ApiModule } from './module.js';
+import type { ApiModule } from '../platform/module.js';
 
 /** The API modules immogate serves. */
 export const API_MODULES: readonly ApiModule[] = [classifiedsApi, leadsApi, listingsApi];

@@ -27,7 +27,7 @@ import {
 } from '../../src/apis/listings/medias.js';
 import { berlinRentApartmentExample } from '../../src/apis/listings/model/example.js';
 import { mediaRoutes } from '../../src/apis/listings/routes/medias.js';
-import type { ApiModule } from '../../src/apis/module.js';
+import type { ApiModule } from '../../src/platform/module.js';
 import { withTenant } from '../../src/platform/db/tenant.js';
 import { Problem } from '../../src/platform/http/problems.js';
 import {

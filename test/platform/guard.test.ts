@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { SignJWT, generateKeyPair, importJWK, type JWK, type JWTPayload } from 'jose';
 import { APIS, rootPath, type ApiDescriptor } from '../../src/platform/catalogue.js';
-import type { ApiModule } from '../../src/apis/module.js';
+import type { ApiModule } from '../../src/platform/module.js';
 import { disableClient } from '../../src/platform/auth/clients.js';
 import {
   getToken,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, it } from 'node:test';
 import { APIS, type ApiDescriptor } from '../../src/platform/catalogue.js';
-import type { ApiModule } from '../../src/apis/module.js';
+import type { ApiModule } from '../../src/platform/module.js';
 import {
   TRACEPARENT,
   USER_AGENT,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { APIS, rootPath, type ApiDescriptor } from '../../src/platform/catalogue.js';
-import type { ApiModule } from '../../src/apis/module.js';
+import type { ApiModule } from '../../src/platform/module.js';
 import { scheduleDelivery } from '../../src/platform/delivery/index.js';
 import {
   TRACEPARENT,

@@ -1,6 +1,6 @@
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { apiById } from '../../platform/catalogue.js';
-import type { ApiModule } from '../module.js';
+import type { ApiModule } from '../../platform/module.js';
 import { classifiedsOpenApi } from './openapi.js';
 import { processingStream } from './processing.js';
 import { retentionTask } from './retention.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApiDependencies } from '../module.js';
+import type { ApiDependencies } from '../../platform/module.js';
 import { eraseAuthor } from './erasure.js';
 
 const erasureRequest = {

@@ -1,6 +1,6 @@
 /* The lead API's operator commands: GDPR erasure of an author, and redelivery of notifications. */
 import { type Command, Option } from 'commander';
-import type { CliContext, RedeliverOptions } from '../module.js';
+import type { CliContext, RedeliverOptions } from '../../platform/module.js';
 import { eraseAuthor } from './erasure.js';
 import { redeliverLeadNotifications } from './notifications.js';
 

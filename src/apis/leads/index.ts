@@ -1,6 +1,6 @@
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { apiById } from '../../platform/catalogue.js';
-import type { ApiModule } from '../module.js';
+import type { ApiModule } from '../../platform/module.js';
 import { leadAdminRoutes } from './admin.js';
 import { leadCommands } from './commands.js';
 import { leadRoutes } from './routes/leads.js';

@@ -1,5 +1,5 @@
 import { apiById } from '../../platform/catalogue.js';
-import type { ApiModule } from '../module.js';
+import type { ApiModule } from '../../platform/module.js';
 import { mediaSweepTask } from './medias.js';
 import { listingRequestSchema } from './model/schema.js';
 import { retentionTask } from './retention.js';

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import type { Environment } from '../../platform/catalogue.js';
-import type { ApiDependencies } from '../module.js';
+import type { ApiDependencies } from '../../platform/module.js';
 import { openBlobStore, type BlobStore } from '../../platform/blobs/index.js';
 import { BlobTooLarge, LocalBlobStore } from '../../platform/blobs/local.js';
 import { inTransaction } from '../../platform/db/pool.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { entityTags } from '../../../platform/http/etags.js';
-import type { ApiDependencies } from '../../module.js';
+import type { ApiDependencies } from '../../../platform/module.js';
 import { MAX_PAGE_SIZE, listClassifieds, listStatuses, readClassified, type Page } from '../reads.js';
 import { MEDIA_STATUSES, PORTALS, STAGES, STATUSES } from '../statuses.js';
 import { BOUND_MARK, BOUND_NOTE } from '../schema/bounds.js';

@@ -3,7 +3,7 @@ import { sealerFor } from '../../../platform/secrets/sealer.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { checkTargetUrl, OutboundError } from '../../../platform/delivery/index.js';
 import { badRequest } from '../../../platform/http/problems.js';
-import type { ApiDependencies } from '../../module.js';
+import type { ApiDependencies } from '../../../platform/module.js';
 import { STATUSES } from '../statuses.js';
 import { subscribe, unsubscribe, type Subscription } from '../webhooks.js';
 import { SCOPES } from './shared.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApiDependencies } from '../../module.js';
+import type { ApiDependencies } from '../../../platform/module.js';
 import type { Classified } from '../schema/classified.js';
 import { createClassified, deleteClassified, updateClassified } from '../writes.js';
 import {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { apiById, rootPath } from '../../../platform/catalogue.js';
-import type { ApiDependencies } from '../../module.js';
+import type { ApiDependencies } from '../../../platform/module.js';
 import { createLead, listLeads, MAX_PAGE_SIZE, readLead, type CreateLeadRequest, type LeadQuery } from '../leads.js';
 import { tenantOf } from '../../../platform/auth/guard.js';
 

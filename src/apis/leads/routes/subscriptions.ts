@@ -2,7 +2,7 @@ import { sealerFor } from '../../../platform/secrets/sealer.js';
 import type { FastifyInstance } from 'fastify';
 import { checkTargetUrl, OutboundError } from '../../../platform/delivery/index.js';
 import { badRequest } from '../../../platform/http/problems.js';
-import type { ApiDependencies } from '../../module.js';
+import type { ApiDependencies } from '../../../platform/module.js';
 import {
   auditSubscription,
   createSubscription,

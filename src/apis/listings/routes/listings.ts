@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { apiById, rootPath } from '../../../platform/catalogue.js';
-import type { ApiDependencies } from '../../module.js';
+import type { ApiDependencies } from '../../../platform/module.js';
 import type { BlobStore } from '../../../platform/blobs/index.js';
 import { createListing, deleteListing, listListings, PAGE_SIZE, readListing, updateListing } from '../listings.js';
 import { mediaStore } from '../medias.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Environment } from '../../../platform/catalogue.js';
-import type { ApiDependencies } from '../../module.js';
+import type { ApiDependencies } from '../../../platform/module.js';
 import { LocalBlobStore } from '../../../platform/blobs/local.js';
 import {
   createMedia,

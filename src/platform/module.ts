@@ -1,13 +1,26 @@
+/*
+ * The one plug-in point of the platform: what an API module declares (routes, admin routes, its
+ * work streams and periodic tasks, sealed columns, delivery hooks, CLI commands, its OpenAPI
+ * document). runtime.ts, app.ts and cli.ts only iterate the modules they are given.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Command } from 'commander';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { Config } from '../config.js';
-import type { Pool } from '../platform/db/pool.js';
-import type { DeliverySources, Redelivery, RedeliveryTarget } from '../platform/delivery/index.js';
-import type { Logger } from '../platform/log.js';
-import type { SealedColumn } from '../platform/secrets/stored.js';
-import type { ScheduledTask } from '../platform/work/schedule.js';
-import type { WorkStream } from '../platform/work/stream.js';
-import type { ApiDescriptor } from '../platform/catalogue.js';
+import type { Pool } from './db/pool.js';
+import type { DeliverySources, Redelivery, RedeliveryTarget } from './delivery/index.js';
+import type { Logger } from './log.js';
+import type { SealedColumn } from './secrets/stored.js';
+import type { ScheduledTask } from './work/schedule.js';
+import type { WorkStream } from './work/stream.js';
+import type { ApiDescriptor } from './catalogue.js';
+
+/**
+ * The Fastify instance an API registers its routes on: route schemas are TypeBox schemas, so a
+ * handler's request (body, params, query, headers) is typed from the very schema Ajv checks.
+ */
+export type ApiApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 /** What an API's routes may use: the platform's shared pieces, nothing of another API. */
 export interface ApiDependencies {
@@ -38,9 +51,9 @@ export interface ApiModule {
    * the route schemas (the classifieds API serves the real document with its extensions marked).
    */
   openApiDocument?(publicUrl: string): object;
-  routes(app: FastifyInstance, deps: ApiDependencies): Promise<void>;
+  routes(app: ApiApp, deps: ApiDependencies): Promise<void>;
   /** Operator routes, registered under /admin behind ADMIN_TOKEN; they act across every agency. */
-  adminRoutes?(app: FastifyInstance, deps: ApiDependencies): Promise<void>;
+  adminRoutes?(app: ApiApp, deps: ApiDependencies): Promise<void>;
   /** The API's operator commands, added to the `immogate` CLI. */
   commands?(program: Command, cli: CliContext): void;
 }
