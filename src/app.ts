@@ -1,3 +1,7 @@
+/*
+ * The HTTP application: the platform's hooks (tracing, errors, metrics, rate limits, OpenAPI), the
+ * token endpoint, /admin behind ADMIN_TOKEN, and each API module's routes under both of its roots.
+ */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { APIS, ENVIRONMENTS, rootPath } from './platform/catalogue.js';
@@ -93,8 +97,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(
     async (admin) => {
       installAdminGuard(admin, config.adminToken);
-      await redeliveryAdminRoutes(admin, { pool, sources: deliverySourcesOf(deps.apis) });
-      for (const module of deps.apis) await module.adminRoutes?.(admin.withTypeProvider<TypeBoxTypeProvider>(), { config, pool, logger });
+      const typed = admin.withTypeProvider<TypeBoxTypeProvider>();
+      await redeliveryAdminRoutes(typed, { pool, sources: deliverySourcesOf(deps.apis) });
+      for (const module of deps.apis) await module.adminRoutes?.(typed, { config, pool, logger });
     },
     { prefix: '/admin' },
   );

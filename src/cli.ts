@@ -1,4 +1,8 @@
 #!/usr/bin/env node
+/*
+ * The `immogate` command: start, migrate, clients, deliveries, secrets, and the commands the API
+ * modules add.
+ */
 import os from 'node:os';
 import { Command, CommanderError, Option } from 'commander';
 import { onDrainRequest, processLogger, reportReady, startCluster } from './cluster.js';
@@ -22,6 +26,7 @@ import { API_MODULES } from './apis/index.js';
 import { deliverySourcesOf, type CliContext, type RedeliverOptions } from './platform/module.js';
 import { parseScopes } from './platform/auth/scopes.js';
 import { redeliverWebhooks, type Redelivery, type RedeliveryTarget } from './platform/delivery/index.js';
+import { messageOf } from './platform/caught.js';
 
 class CliError extends Error {}
 
@@ -391,7 +396,7 @@ async function main(argv: string[]): Promise<void> {
     }
     const known =
       error instanceof CliError || error instanceof ConfigError || error instanceof ClientInputError || error instanceof SecretsKeyError;
-    process.stderr.write(`immogate: ${known ? (error as Error).message : `error: ${(error as Error).message}`}\n`);
+    process.stderr.write(`immogate: ${known ? messageOf(error) : `error: ${messageOf(error)}`}\n`);
     process.exitCode = 1;
   }
 }

@@ -1,11 +1,4 @@
-import cluster, { type Worker as ClusterChild } from 'node:cluster';
-import net from 'node:net';
-import { loadConfig, type Config } from './config.js';
-import { createPool } from './platform/db/pool.js';
-import { createLogger, type Logger } from './platform/log.js';
-import { ensureDemoClient, firstRunMessage, listenError, openDatabase, prepareDatabase, type Database } from './runtime.js';
-
-/**
+/*
  * `immogate start --processes N`: N processes on one machine, each the HTTP server and the worker
  * of `immogate start`, so that a machine with more cores uses them.
  *
@@ -19,6 +12,12 @@ import { ensureDemoClient, firstRunMessage, listenError, openDatabase, prepareDa
  * every process of the group, and a child that got the signal twice would exit at once instead of
  * draining. A child that dies is replaced after a short pause, longer if it keeps dying.
  */
+import cluster, { type Worker as ClusterChild } from 'node:cluster';
+import net from 'node:net';
+import { loadConfig, type Config } from './config.js';
+import { createPool } from './platform/db/pool.js';
+import { createLogger, type Logger } from './platform/log.js';
+import { ensureDemoClient, firstRunMessage, listenError, openDatabase, prepareDatabase, type Database } from './runtime.js';
 
 /** A child tells the primary its server listens and its worker runs. */
 const READY = 'immogate:ready';

@@ -1,7 +1,12 @@
+/*
+ * The configuration: read once from the environment, checked, typed and frozen, then passed in;
+ * a bad or missing setting fails start-up with its variable's name.
+ */
 import net from 'node:net';
 import path from 'node:path';
 import type { AuthFailureLimits } from './platform/auth/authFailures.js';
 import { parseKey } from './platform/secrets/sealer.js';
+import { messageOf } from './platform/caught.js';
 
 /** Typed, frozen configuration. Built once from the environment and passed in; never read at import time. */
 export interface Config {
@@ -191,7 +196,7 @@ function secretsKeys(env: Env): Pick<Config, 'secretsKey' | 'secretsKeyPrevious'
     try {
       parseKey(value, name);
     } catch (error) {
-      throw new ConfigError(name, (error as Error).message.replace(`${name} `, ''));
+      throw new ConfigError(name, messageOf(error).replace(`${name} `, ''));
     }
     return value;
   };

@@ -1,3 +1,7 @@
+/*
+ * Starting immogate on one database: open it (embedded or external), migrate, seal old secrets,
+ * create the first-start client, then the HTTP server and/or the worker, and stop them in order.
+ */
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { deliverySourcesOf, type ApiModule } from './platform/module.js';
@@ -16,6 +20,7 @@ import { createMetrics } from './platform/metrics.js';
 import { API_MODULES } from './apis/index.js';
 import { PLATFORM_TASKS } from './platform/work/tasks.js';
 import { startWorker, type Worker } from './platform/work/worker.js';
+import { messageOf, codeOf } from './platform/caught.js';
 
 export interface Database {
   url: string;
@@ -31,7 +36,7 @@ async function checkReachable(url: string, host: string): Promise<void> {
   try {
     await client.connect();
   } catch (error) {
-    throw new ConfigError('DATABASE_URL', `cannot connect to PostgreSQL at ${host}: ${(error as Error).message}`);
+    throw new ConfigError('DATABASE_URL', `cannot connect to PostgreSQL at ${host}: ${messageOf(error)}`);
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -107,7 +112,7 @@ export function firstRunMessage(config: Config, demo: { clientId: string; secret
 
 /** A failure to listen is nearly always a bad PORT or HOST: say which, as for any other bad setting. */
 export function listenError(error: unknown, config: Config): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = codeOf(error);
   if (code === 'EADDRINUSE') return new ConfigError('PORT', `port ${config.port} is already in use on ${config.host}`);
   if (code === 'EACCES') return new ConfigError('PORT', `no permission to listen on port ${config.port}`);
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {

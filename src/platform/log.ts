@@ -1,3 +1,6 @@
+/*
+ * The pino logger immogate and Fastify log through.
+ */
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 

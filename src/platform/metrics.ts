@@ -1,3 +1,6 @@
+/*
+ * Prometheus metrics at /metrics.
+ */
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';

@@ -1,3 +1,7 @@
+/*
+ * Failed client authentications counted per client id and per address in PostgreSQL, so every
+ * process sees them: past the limits, the token endpoint answers 429 before hashing anything.
+ */
 import type pg from 'pg';
 
 export interface AuthFailureLimits {

@@ -1,7 +1,12 @@
+/*
+ * OAuth2 clients: their intermediaries, scopes and environments, hashed secrets, and the record
+ * of the tokens they were issued (what `immogate clients report` reviews).
+ */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { ALL_SCOPES, ENVIRONMENTS, type Environment } from '../catalogue.js';
 import { hashSecret, newSecret } from './secrets.js';
+import { onlyRow } from '../db/pool.js';
 
 export interface Client {
   clientId: string;
@@ -47,7 +52,7 @@ function toClient(row: ClientRow): Client {
 export function validateEnvironments(environments: string[]): Environment[] {
   if (environments.length === 0) throw new ClientInputError('--environments must name at least one environment');
   for (const environment of environments) {
-    if (!(ENVIRONMENTS as readonly string[]).includes(environment)) {
+    if (!ENVIRONMENTS.some((known) => known === environment)) {
       throw new ClientInputError(`unknown environment "${environment}"; known environments: ${ENVIRONMENTS.join(', ')}`);
     }
   }
@@ -82,7 +87,7 @@ export async function createClient(
      VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
     [clientId, input.name.trim(), await hashSecret(secret), scopes, intermediaries, environments],
   );
-  return { client: toClient(rows[0] as ClientRow), secret };
+  return { client: toClient(onlyRow(rows)), secret };
 }
 
 export async function listClients(pool: pg.Pool): Promise<Client[]> {

@@ -1,3 +1,8 @@
+/*
+ * The guard of every API root: a route declares the scope it needs (config.scope) or that it is
+ * public; the guard checks the bearer token (issuer, audience, environment, scope) and sets the
+ * request's tenant. A route declaring neither is refused at start-up.
+ */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { rootPath, type ApiDescriptor, type Environment } from '../catalogue.js';
@@ -65,9 +70,9 @@ export interface GuardOptions {
 function bearer(request: FastifyRequest): string {
   const header = request.headers.authorization;
   if (header === undefined || header === '') throw unauthorized('The Authorization header with a Bearer token is required');
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw unauthorized('The Authorization header must be "Bearer <access token>"');
-  return match[1] as string;
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  if (token === undefined) throw unauthorized('The Authorization header must be "Bearer <access token>"');
+  return token;
 }
 
 /**
@@ -102,7 +107,9 @@ export function installGuard(app: FastifyInstance, api: ApiDescriptor, environme
     });
     if (!(await clients.active(claims.sub))) throw unauthorized('The access token is not valid: its client is disabled', 'invalid_token');
     const scopes = parseScopes(claims.scope);
-    const required = config.scope as string;
+    const required = config.scope;
+    // The onRoute hook above refused every route with neither a scope nor public: true.
+    if (required === undefined) throw new Error(`${request.routeOptions.url ?? request.url} has no scope`);
     if (!grantsAny(scopes, required)) throw insufficientScope(required);
     request.tenant = { environment, agencyId: claims.intermediary_id, clientId: claims.sub, scopes };
   });

@@ -1,3 +1,8 @@
+/*
+ * The token signing keys, shared by every process through the database. The first process to
+ * find none creates one under a transaction-scoped advisory lock, so processes starting together
+ * agree on a single key.
+ */
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import type pg from 'pg';
@@ -21,11 +26,13 @@ interface KeyRow {
 
 const COLUMNS = 'kid, private_jwk_sealed, public_jwk';
 
-/**
- * The token signing keys, shared by every process through the database. The first process to
- * find none creates one under a transaction-scoped advisory lock, so processes starting together
- * agree on a single key.
- */
+/** An ES256 key from its JWK: importJWK answers bytes only for symmetric keys, which no row holds. */
+async function importKey(jwk: JWK): Promise<CryptoKey> {
+  const key = await importJWK(jwk, ALGORITHM);
+  if (key instanceof Uint8Array) throw new Error(`signing key ${jwk.kid ?? ''} is not an ${ALGORITHM} key`);
+  return key;
+}
+
 export class KeyStore {
   private constructor(
     private readonly pool: pg.Pool,
@@ -53,9 +60,11 @@ export class KeyStore {
         return [row];
       });
     }
-    const newest = rows[0] as KeyRow;
+    const newest = rows[0];
+    if (!newest) throw new Error('no signing key after creating one');
+    // A cast of our own JSON: the sealed value is what exportJWK wrote above.
     const privateJwk = JSON.parse(sealer.unseal(newest.private_jwk_sealed, `signing-key:${newest.kid}`)) as JWK;
-    const signing = { kid: newest.kid, key: (await importJWK(privateJwk, ALGORITHM)) as CryptoKey };
+    const signing = { kid: newest.kid, key: await importKey(privateJwk) };
     return new KeyStore(pool, signing, await KeyStore.publicMap(rows));
   }
 
@@ -66,7 +75,7 @@ export class KeyStore {
   private static async publicMap(rows: KeyRow[]): Promise<Map<string, { jwk: JWK; key: CryptoKey }>> {
     const map = new Map<string, { jwk: JWK; key: CryptoKey }>();
     for (const row of rows) {
-      map.set(row.kid, { jwk: row.public_jwk, key: (await importJWK(row.public_jwk, ALGORITHM)) as CryptoKey });
+      map.set(row.kid, { jwk: row.public_jwk, key: await importKey(row.public_jwk) });
     }
     return map;
   }

@@ -1,10 +1,10 @@
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
-
-/**
+/*
  * Client secrets are stored as scrypt hashes. scrypt is slow on purpose (about 50 ms on this
  * class of machine) and runs on libuv's thread pool, so it never blocks the event loop;
  * clients are meant to cache their token for 24 hours, so hashing costs once a day per client.
  */
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+
 const N = 16_384;
 const R = 8;
 const P = 1;

@@ -1,3 +1,8 @@
+/*
+ * POST /oauth/token: the client-credentials grant, as a list of small steps (parse, authenticate
+ * the client, check the grant, audience, intermediary and scopes, issue), answering errors in the
+ * OAuth2 shape of RFC 6749 section 5.2.
+ */
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
@@ -55,7 +60,7 @@ function parseRequest(request: FastifyRequest): TokenContext {
   }
   const params: Record<string, string> = {};
   for (const name of PARAMS) {
-    const value = (body as Record<string, unknown>)[name];
+    const value: unknown = Reflect.get(body, name);
     if (value === undefined || value === null || value === '') continue;
     if (typeof value !== 'string') throw new OAuthError('invalid_request', `${name} must be given once, as a string`);
     params[name] = value;
@@ -66,9 +71,9 @@ function parseRequest(request: FastifyRequest): TokenContext {
 /** RFC 6749 section 2.3.1: id and secret form-urlencoded, then joined by a colon, then base64. */
 function basicCredentials(header: string | undefined): TokenContext['basic'] {
   if (header === undefined) return undefined;
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (!match) throw new OAuthError('invalid_client', 'the Authorization header must use the Basic scheme', BASIC_CHALLENGE);
-  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+  const encoded = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)?.[1];
+  if (encoded === undefined) throw new OAuthError('invalid_client', 'the Authorization header must use the Basic scheme', BASIC_CHALLENGE);
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw new OAuthError('invalid_client', 'the Basic credentials must be client_id:client_secret', BASIC_CHALLENGE);
   try {
@@ -189,7 +194,7 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
 
 /** A problem of the body (NUL, nesting, ...) told in one line, as error_description has room for. */
 function describe(error: Error): string {
-  const first = error instanceof Problem ? (error.extra.errors as FieldError[] | undefined)?.[0] : undefined;
+  const first = error instanceof Problem ? error.extra.errors?.[0] : undefined;
   return first ? `the body ${first.name === '' ? '' : `member ${first.name} `}${first.reason}` : error.message;
 }
 

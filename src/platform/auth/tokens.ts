@@ -1,7 +1,12 @@
+/*
+ * Access tokens: ES256 JWTs issued for one audience (an API root) and one intermediary, and their
+ * verification with every claim checked.
+ */
 import { randomUUID } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, jwtVerify, errors } from 'jose';
 import { ALGORITHM, type KeyStore } from './keys.js';
 import { getOrMake } from '../memo.js';
+import { messageOf } from '../caught.js';
 
 export const TOKEN_LIFETIME_SECONDS = 86_400;
 /** How far ahead of our clock a token's `iat` may be (clocks of several servers drift a little). */
@@ -65,7 +70,10 @@ export async function verifyTokenCached(keys: KeyStore, token: string, issuer: s
     throw new TokenRejected('the token has expired');
   }
   const fresh = await verifyToken(keys, token, issuer, audience);
-  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
+  if (verified.size >= VERIFIED_MAX) {
+    const oldest = verified.keys().next();
+    if (!oldest.done) verified.delete(oldest.value);
+  }
   verified.set(key, fresh);
   return fresh;
 }
@@ -96,16 +104,19 @@ export async function verifyToken(keys: KeyStore, token: string, issuer: string,
       typ: TOKEN_TYPE,
       requiredClaims: ['exp', 'iat'],
     });
-    if (typeof payload.sub !== 'string' || typeof payload.scope !== 'string' || typeof payload.intermediary_id !== 'string') {
+    const { sub, scope, intermediary_id: intermediaryId, jti, iat, exp } = payload;
+    if (typeof sub !== 'string' || typeof scope !== 'string' || typeof intermediaryId !== 'string') {
       throw new TokenRejected('the token lacks sub, scope or intermediary_id');
     }
+    // Present and numeric: jwtVerify required them (requiredClaims) and checked their types.
+    if (typeof iat !== 'number' || typeof exp !== 'number') throw new TokenRejected('the token lacks iat or exp');
     // A token this server issued has neither: one that does was signed with its key by someone else.
-    const issuedAt = payload.iat as number;
-    if (issuedAt > Date.now() / 1000 + MAX_CLOCK_SKEW_SECONDS) throw new TokenRejected('the token was issued in the future');
-    if ((payload.exp as number) - issuedAt > TOKEN_LIFETIME_SECONDS) {
+    if (iat > Date.now() / 1000 + MAX_CLOCK_SKEW_SECONDS) throw new TokenRejected('the token was issued in the future');
+    if (exp - iat > TOKEN_LIFETIME_SECONDS) {
       throw new TokenRejected(`the token lives longer than the ${TOKEN_LIFETIME_SECONDS} seconds this server issues tokens for`);
     }
-    return payload as unknown as TokenClaims;
+    // Issuer and audience are the ones jwtVerify matched.
+    return { iss: issuer, sub, aud: audience, exp, iat, jti: typeof jti === 'string' ? jti : '', scope, intermediary_id: intermediaryId };
   } catch (error) {
     if (error instanceof TokenRejected) throw error;
     if (error instanceof errors.JWTExpired) throw new TokenRejected('the token has expired');
@@ -113,6 +124,6 @@ export async function verifyToken(keys: KeyStore, token: string, issuer: string,
       throw new TokenRejected(`the token's audience is not ${audience}`);
     }
     if (error instanceof errors.JWSSignatureVerificationFailed) throw new TokenRejected('the token signature is invalid');
-    throw new TokenRejected(`the token is invalid (${(error as Error).message})`);
+    throw new TokenRejected(`the token is invalid (${messageOf(error)})`);
   }
 }

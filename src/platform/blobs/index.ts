@@ -1,3 +1,6 @@
+/*
+ * Opens the configured blob store.
+ */
 import { sealerFor } from '../secrets/sealer.js';
 import type { Config } from '../../config.js';
 import type { Pool } from '../db/pool.js';

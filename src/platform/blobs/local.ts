@@ -1,3 +1,7 @@
+/*
+ * Blobs in DATA_DIR/blobs, with presigned upload URLs signed by an HMAC key kept sealed in the
+ * database; an upload is staged with a byte guard and becomes visible only when committed.
+ */
 import type { Sealer } from '../secrets/sealer.js';
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import fsp from 'node:fs/promises';
@@ -7,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import type { BlobStat, BlobStore, PresignedUpload, PresignRequest } from './store.js';
 import { assertSafeKey } from './keys.js';
+import { codeOf } from '../caught.js';
 
 export class BlobTooLarge extends Error {
   constructor(readonly maxBytes: number) {
@@ -37,7 +42,7 @@ export interface UploadGrant {
 }
 
 function ignoreMissing(error: unknown): void {
-  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  if (codeOf(error) !== 'ENOENT') throw error;
 }
 
 /**

@@ -1,3 +1,9 @@
+/*
+ * Blobs in an S3-compatible bucket. Uploads go straight to the bucket through a presigned PUT
+ * whose signature covers the Content-Type, so a different type is refused by the store itself.
+ * What a presigned PUT cannot do, and the caller must therefore check afterwards (HeadObject,
+ * see stat): limit the size, and refuse a second PUT to the same URL within its lifetime.
+ */
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -18,12 +24,6 @@ function missing(error: unknown): boolean {
   );
 }
 
-/**
- * Blobs in an S3-compatible bucket. Uploads go straight to the bucket through a presigned PUT
- * whose signature covers the Content-Type, so a different type is refused by the store itself.
- * What a presigned PUT cannot do, and the caller must therefore check afterwards (HeadObject,
- * see stat): limit the size, and refuse a second PUT to the same URL within its lifetime.
- */
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3';
   private readonly client: S3Client;

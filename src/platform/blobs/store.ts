@@ -1,3 +1,6 @@
+/*
+ * What every blob store offers (local directory or S3): presigned uploads, stat, delete.
+ */
 /* What every blob backend implements; index.ts picks the configured one. */
 /** How a blob was stored: its byte count and the content type it was uploaded with. */
 export interface BlobStat {

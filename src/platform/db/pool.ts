@@ -1,3 +1,7 @@
+/*
+ * The PostgreSQL pool and how statements reach it: bound parameters always, and a transaction's
+ * statements sent in one round trip (pipeline mode).
+ */
 import pg from 'pg';
 
 export type Pool = pg.Pool;
@@ -44,7 +48,11 @@ export function execute<R extends pg.QueryResultRow = pg.QueryResultRow>(
   statement: Statement | string,
 ): Promise<pg.QueryResult<R>> {
   if (typeof statement === 'string') return client.query<R>(statement);
-  return client.query<R>({ text: statement.text, values: statement.values as unknown[] | undefined, name: statement.name });
+  return client.query<R>({
+    text: statement.text,
+    values: statement.values === undefined ? undefined : [...statement.values],
+    name: statement.name,
+  });
 }
 
 /**
@@ -54,15 +62,19 @@ export function execute<R extends pg.QueryResultRow = pg.QueryResultRow>(
  */
 export async function pipeline(client: pg.ClientBase, statements: readonly (Statement | string)[]): Promise<pg.QueryResult[]> {
   // The queries go out as they are issued, each in a write of its own; corked, they leave in one
-  // (a write is a system call for us and a wake-up for the server, per statement).
+  // (a write is a system call for us and a wake-up for the server, per statement). pg's types do
+  // not declare the client's connection: a cast, and every member is optional in case it changes.
   const socket = (client as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
   socket?.cork?.();
   const issued = statements.map((statement) => execute(client, statement));
   socket?.uncork?.();
   const settled = await Promise.allSettled(issued);
-  const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((result) => (result as PromiseFulfilledResult<pg.QueryResult>).value);
+  const results: pg.QueryResult[] = [];
+  for (const result of settled) {
+    if (result.status === 'rejected') throw result.reason;
+    results.push(result.value);
+  }
+  return results;
 }
 
 /** Ends a failed transaction; a connection that cannot even roll back is not given back to the pool. */
@@ -70,8 +82,8 @@ async function rollBackAndRelease(client: pg.PoolClient): Promise<void> {
   try {
     await client.query('ROLLBACK');
     client.release();
-  } catch (error) {
-    client.release(error as Error);
+  } catch {
+    client.release(true);
   }
 }
 
@@ -125,7 +137,7 @@ export async function transaction<S extends readonly Statement[]>(
     throw error;
   }
   client.release();
-  // The pipeline answers one result per statement sent, so the slice has one per statement of `statements`.
+  // A cast to the tuple: the pipeline answers one result per statement sent, so the slice has one per statement of `statements`.
   return results.slice(1 + opening.length, 1 + opening.length + statements.length) as ResultsOf<S>;
 }
 

@@ -1,3 +1,7 @@
+/*
+ * Tenant confinement: a request's queries run in a transaction that sets its environment and
+ * agency, and row-level security shows them only that tenant's rows.
+ */
 import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
 import { inTransaction, transaction, type ResultsOf, type Statement } from './pool.js';

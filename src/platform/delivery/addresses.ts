@@ -1,11 +1,11 @@
-import net from 'node:net';
-
-/**
+/*
  * Which IP addresses an outbound call may not reach unless ALLOW_PRIVATE_TARGETS is set: every
  * range of the IANA special-purpose registries that is not the public internet. Hand-written
  * byte matching rather than net.BlockList, because IPv6 forms that embed an IPv4 address
  * (mapped, compatible, NAT64, 6to4) must be judged by the address they embed.
  */
+import net from 'node:net';
+
 type Range = { bytes: number[]; bits: number; label: string };
 
 function range(address: string, bits: number, label: string): Range {

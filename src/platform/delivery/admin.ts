@@ -1,59 +1,52 @@
-import type { FastifyInstance } from 'fastify';
+/*
+ * POST /admin/deliveries/redeliveries: the operator's redelivery of webhooks, for every API.
+ */
+import Type, { type Static } from 'typebox';
 import type { Pool } from '../db/pool.js';
 import { badRequest } from '../http/problems.js';
+import { stringEnum } from '../http/schemas.js';
+import type { ApiApp } from '../module.js';
 import type { DeliverySources } from './deliveryStream.js';
 import { redeliverWebhooks, type RedeliveryTarget } from './redelivery.js';
 
-interface RedeliveryBody {
-  deliveryId?: string;
-  since?: string;
-  api?: string;
-  agency?: string;
-  environment?: 'production' | 'sandbox';
-}
-
 function redeliveryRequest(apis: string[]) {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    description: 'Exactly one of deliveryId and since; api, agency and environment narrow since',
-    properties: {
-      deliveryId: { type: 'string', format: 'uuid', description: 'The webhook-id of one delivery, redelivered whatever its state' },
-      since: { type: 'string', format: 'date-time', description: 'Every FAILED delivery created since this time' },
+  return Type.Object(
+    {
+      deliveryId: Type.Optional(
+        Type.String({ format: 'uuid', description: 'The webhook-id of one delivery, redelivered whatever its state' }),
+      ),
+      since: Type.Optional(Type.String({ format: 'date-time', description: 'Every FAILED delivery created since this time' })),
       // An enum needs a member: a server without delivery sources takes any name, which matches nothing.
-      api: apis.length > 0 ? { type: 'string', enum: apis } : { type: 'string' },
-      agency: { type: 'string', minLength: 1, maxLength: 128 },
-      environment: { type: 'string', enum: ['production', 'sandbox'] },
+      api: Type.Optional(apis.length > 0 ? stringEnum(apis) : Type.String()),
+      agency: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+      environment: Type.Optional(stringEnum(['production', 'sandbox'])),
     },
-  } as const;
+    { additionalProperties: false, description: 'Exactly one of deliveryId and since; api, agency and environment narrow since' },
+  );
 }
 
-const redeliveryResult = {
-  type: 'object',
-  required: ['redelivered', 'skipped'],
-  properties: {
-    redelivered: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'The deliveries queued again, in creation order; a worker sends them',
-    },
-    skipped: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['deliveryId', 'reason'],
-        properties: { deliveryId: { type: 'string' }, reason: { type: 'string' } },
-      },
-    },
-  },
-} as const;
+type RedeliveryBody = Static<ReturnType<typeof redeliveryRequest>>;
+
+const redeliveryResult = Type.Object({
+  redelivered: Type.Array(Type.String(), { description: 'The deliveries queued again, in creation order; a worker sends them' }),
+  skipped: Type.Array(Type.Object({ deliveryId: Type.String(), reason: Type.String() })),
+});
 
 const FILTERS = ['api', 'agency', 'environment'] as const;
 
 /** The rules a JSON schema cannot phrase so that the problem names the field. */
 function target(body: RedeliveryBody): RedeliveryTarget {
   const { deliveryId, since, api, agency, environment } = body;
-  if ((deliveryId === undefined) === (since === undefined)) {
+  if (deliveryId !== undefined && since === undefined) {
+    const filters = FILTERS.filter((name) => body[name] !== undefined);
+    if (filters.length > 0)
+      throw badRequest(
+        filters.map((name) => ({ name: `/${name}`, reason: 'applies only with since.' })),
+        'body',
+      );
+    return { deliveryId };
+  }
+  if (since === undefined || deliveryId !== undefined) {
     const reason = 'give exactly one of deliveryId and since.';
     throw badRequest(
       [
@@ -63,16 +56,7 @@ function target(body: RedeliveryBody): RedeliveryTarget {
       'body',
     );
   }
-  if (deliveryId !== undefined) {
-    const filters = FILTERS.filter((name) => body[name] !== undefined);
-    if (filters.length > 0)
-      throw badRequest(
-        filters.map((name) => ({ name: `/${name}`, reason: 'applies only with since.' })),
-        'body',
-      );
-    return { deliveryId };
-  }
-  return { since: new Date(since as string), source: api, agencyId: agency, environment };
+  return { since: new Date(since), source: api, agencyId: agency, environment };
 }
 
 /**
@@ -80,11 +64,8 @@ function target(body: RedeliveryBody): RedeliveryTarget {
  * redelivery.ts), the same as `immogate deliveries redeliver`. Registered under /admin, behind
  * ADMIN_TOKEN, by the app.
  */
-export async function redeliveryAdminRoutes(
-  app: FastifyInstance,
-  { pool, sources }: { pool: Pool; sources: DeliverySources },
-): Promise<void> {
-  app.post<{ Body: RedeliveryBody }>(
+export async function redeliveryAdminRoutes(app: ApiApp, { pool, sources }: { pool: Pool; sources: DeliverySources }): Promise<void> {
+  app.post(
     '/deliveries/redeliveries',
     { schema: { body: redeliveryRequest(Object.keys(sources)), response: { 200: redeliveryResult } } },
     async (request) => redeliverWebhooks(pool, target(request.body), sources),

@@ -1,14 +1,13 @@
-import { sealedWith } from '../secrets/sealer.js';
-import type pg from 'pg';
-import type { Environment } from '../catalogue.js';
-import { onlyRow } from '../db/pool.js';
-
-/**
+/*
  * The API modules' side of webhook delivery: schedule a message inside the write it belongs
  * to, stop or re-aim a subscription's pending messages, read the audit. Every function taking a
  * client works inside withTenant too (row-level security then confines it to the tenant); the
  * worker side is deliveryStream.ts, the operator's redelivery redelivery.ts.
  */
+import { sealedWith } from '../secrets/sealer.js';
+import type pg from 'pg';
+import type { Environment } from '../catalogue.js';
+import { onlyRow } from '../db/pool.js';
 
 /** The work stream of webhook deliveries; also what the NOTIFY of a new delivery names. */
 export const WEBHOOKS_STREAM = 'platform:webhooks';

@@ -1,19 +1,4 @@
-import { sealerFor } from '../secrets/sealer.js';
-import { WEBHOOK_SECRET } from '../secrets/stored.js';
-import { performance } from 'node:perf_hooks';
-import type pg from 'pg';
-import type { Config } from '../../config.js';
-import type { Environment } from '../catalogue.js';
-import { Batcher, eachAlone } from '../db/batcher.js';
-import { inTransaction, onlyRow } from '../db/pool.js';
-import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../work/stream.js';
-import { WEBHOOKS_STREAM } from './deliveries.js';
-import { OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
-import { parseRetryAfter, retryDelaySeconds } from './retry.js';
-import { signatureHeaders } from './signing.js';
-import { getOrMake } from '../memo.js';
-
-/**
+/*
  * The worker side of webhook delivery: the PENDING rows of webhook_deliveries are the queue.
  * One run is one attempt, in three steps.
  *
@@ -28,6 +13,20 @@ import { getOrMake } from '../memo.js';
  * marks the unfinished attempt interrupted and sends the message again with the same
  * webhook-id (at least once: receivers deduplicate on it).
  */
+import { sealerFor } from '../secrets/sealer.js';
+import { WEBHOOK_SECRET } from '../secrets/stored.js';
+import { performance } from 'node:perf_hooks';
+import type pg from 'pg';
+import type { Config } from '../../config.js';
+import type { Environment } from '../catalogue.js';
+import { Batcher, eachAlone } from '../db/batcher.js';
+import { inTransaction, onlyRow } from '../db/pool.js';
+import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../work/stream.js';
+import { WEBHOOKS_STREAM } from './deliveries.js';
+import { OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
+import { parseRetryAfter, retryDelaySeconds } from './retry.js';
+import { signatureHeaders } from './signing.js';
+import { getOrMake } from '../memo.js';
 
 export interface GoneContext {
   environment: Environment;

@@ -1,15 +1,15 @@
+/*
+ * The one HTTP client for calls to addresses that users give us (webhook receivers, media URLs).
+ * It refuses non-public addresses, bounds time and size, and follows redirects itself so that
+ * every hop passes the same checks.
+ */
 import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import type { Readable } from 'node:stream';
 import { Agent, request as undiciRequest } from 'undici';
 import { forbiddenReason, parseIp } from './addresses.js';
 import { getOrMake } from '../memo.js';
-
-/**
- * The one HTTP client for calls to addresses that users give us (webhook receivers, media URLs).
- * It refuses non-public addresses, bounds time and size, and follows redirects itself so that
- * every hop passes the same checks.
- */
+import { messageOf, codeOf } from '../caught.js';
 
 export type OutboundErrorKind =
   | 'invalid_url'
@@ -160,13 +160,6 @@ function reasonToRefuse(address: string, allowAddresses: readonly string[] | und
   return allowAddresses?.includes(address) ? undefined : forbiddenReason(address);
 }
 
-function errorCode(error: unknown): string | undefined {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (typeof e.code === 'string') return e.code;
-  }
-  return undefined;
-}
-
 function seconds(ms: number): string {
   return `${ms / 1000} s`;
 }
@@ -179,8 +172,8 @@ function describe(
 ): OutboundError {
   if (error instanceof OutboundError) return error;
   const host = url.host;
-  const code = errorCode(error);
-  const message = (error as Error)?.message ?? String(error);
+  const code = codeOf(error);
+  const message = messageOf(error);
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
       return new OutboundError('timeout', `no connection to ${host} within ${seconds(limits.connectTimeoutMs)}`, { cause: error });

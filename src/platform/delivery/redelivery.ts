@@ -1,15 +1,14 @@
-import type pg from 'pg';
-import { inTransaction } from '../db/pool.js';
-import { WORK_CHANNEL } from '../work/listener.js';
-import { WEBHOOKS_STREAM, type DeliverySpec } from './deliveries.js';
-import type { DeliverySources } from './deliveryStream.js';
-
-/**
+/*
  * The operator's redelivery (`immogate deliveries redeliver`, POST /admin/deliveries/redeliveries):
  * deliveries go back to PENDING, due at once, with a fresh retry schedule and the same
  * webhook-id, and the workers are told. Whether a delivery's subscription still wants messages
  * is its API's knowledge, asked through the source's subscriptionStates hook.
  */
+import type pg from 'pg';
+import { inTransaction } from '../db/pool.js';
+import { WORK_CHANNEL } from '../work/listener.js';
+import { WEBHOOKS_STREAM, type DeliverySpec } from './deliveries.js';
+import type { DeliverySources } from './deliveryStream.js';
 
 export type RedeliveryTarget =
   /** One delivery, whatever its state: an operator may resend a delivered message. */

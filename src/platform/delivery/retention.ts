@@ -1,10 +1,10 @@
-import type { ScheduledTask } from '../work/schedule.js';
-import { sweep } from '../work/sweep.js';
-
-/**
+/*
  * Finished deliveries (delivered, failed, cancelled) and their attempts go DELIVERY_RETENTION_DAYS
  * after they finished; a pending one stays whatever its age. Hourly, in bounded batches.
  */
+import type { ScheduledTask } from '../work/schedule.js';
+import { sweep } from '../work/sweep.js';
+
 export const deliveryRetentionTask: ScheduledTask = {
   name: 'platform:delivery_retention',
   everySeconds: 3600,

@@ -1,3 +1,7 @@
+/*
+ * Error handling: anything thrown while handling a request becomes one problem+json answer (the
+ * framework's, the parser's, ours); nothing internal leaks on a 5xx.
+ */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -27,8 +31,9 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 /** Maps anything thrown while handling a request onto one problem; nothing internal leaks on 5xx. */
 export function toProblem(error: FastifyError | Problem | Error, request: FastifyRequest, bodyLimit: number): Problem {
   if (error instanceof Problem) return error;
-  const fastifyError = error as FastifyError;
-  if (fastifyError.validation) return validationProblem(fastifyError.validation as never, fastifyError.validationContext ?? 'body');
+  // Every member optional: an error thrown by other code than Fastify's carries none of them.
+  const fastifyError: Partial<FastifyError> = error;
+  if (fastifyError.validation) return validationProblem(fastifyError.validation, fastifyError.validationContext ?? 'body');
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return contentTypeRefused(request.headers['content-type']);
@@ -51,7 +56,7 @@ export function toProblem(error: FastifyError | Problem | Error, request: Fastif
   }
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
-    return new Problem(status, STATUS_CODES[status] ?? 'Client error', fastifyError.message);
+    return new Problem(status, STATUS_CODES[status] ?? 'Client error', error.message);
   }
   return internalError();
 }
@@ -60,7 +65,7 @@ export function toProblem(error: FastifyError | Problem | Error, request: Fastif
 function refuseNulParameters(request: FastifyRequest): void {
   if (!request.url.includes('%00')) return;
   for (const values of [request.query, request.params]) {
-    for (const [name, value] of Object.entries((values ?? {}) as Record<string, unknown>)) {
+    for (const [name, value] of Object.entries(values ?? {})) {
       const texts = Array.isArray(value) ? value : [value];
       if (texts.some((text) => typeof text === 'string' && text.includes('\u0000')) || name.includes('\u0000')) {
         throw badRequest([{ name, reason: `must not contain the NUL character (%00).` }], 'requestParameter');

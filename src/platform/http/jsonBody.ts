@@ -1,7 +1,12 @@
+/*
+ * The JSON body parser: UTF-8 only, prototype-poisoning safe, repeated member names refused, depth
+ * and size bounded; the raw text is kept for routes that store it as sent.
+ */
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import { MAX_FIELD_ERRORS, badRequest, type FieldError } from './problems.js';
+import { messageOf } from '../caught.js';
 
 declare global {
   interface String {
@@ -58,7 +63,7 @@ function parseJson(request: FastifyRequest, bytes: Buffer, done: (error: Error |
     done(
       wellFormed(body)
         ? badRequest([{ name: '', reason: 'must not contain a __proto__ or constructor.prototype member.' }], 'body')
-        : badRequest([{ name: '', reason: `is not valid JSON: ${(error as Error).message}.` }], 'body', 'The body is not valid JSON'),
+        : badRequest([{ name: '', reason: `is not valid JSON: ${messageOf(error)}.` }], 'body', 'The body is not valid JSON'),
     );
     return;
   }

@@ -11,6 +11,13 @@ export interface FieldError {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/** The members a problem adds to RFC 7807's: ours (errors, errorSource) typed, any other an API adds. */
+export interface ProblemMembers {
+  errors?: FieldError[];
+  errorSource?: ErrorSource;
+  [member: string]: unknown;
+}
+
 // Relative URI references (RFC 7807 allows them), resolved against the server's own address.
 const TYPE_BASE = '/problems/';
 
@@ -20,7 +27,7 @@ export class Problem extends Error {
     readonly status: number,
     readonly title: string,
     readonly detail: string,
-    readonly extra: Record<string, unknown> = {},
+    readonly extra: ProblemMembers = {},
     type?: string,
     readonly headers: Record<string, string> = {},
   ) {

@@ -1,16 +1,21 @@
-import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type pg from 'pg';
-import { tooManyRequests } from './problems.js';
-
-/**
+/*
  * @fastify/rate-limit with its counters in PostgreSQL, so the limit holds across every server
  * process of a scale-out deployment, not per process. Time comes from the database clock for
  * the same reason. Routes opt in with `config.rateLimit: { max, timeWindow }`.
  */
-function postgresStore(pool: pg.Pool) {
+import rateLimit, { type FastifyRateLimitOptions, type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import { onlyRow } from '../db/pool.js';
+import { tooManyRequests } from './problems.js';
+
+function postgresStore(pool: pg.Pool): FastifyRateLimitStoreCtor {
   return class PostgresRateLimitStore implements FastifyRateLimitStore {
-    constructor(private readonly prefix = '') {}
+    private readonly prefix: string;
+    // The plugin constructs the store with its options; a route's child (below) with its key prefix.
+    constructor(options: FastifyRateLimitOptions | string) {
+      this.prefix = typeof options === 'string' ? options : '';
+    }
 
     incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
       pool
@@ -23,15 +28,16 @@ function postgresStore(pool: pg.Pool) {
           [this.prefix + key, timeWindow],
         )
         .then(({ rows }) => {
-          const row = rows[0] as { hits: number; ttl: number };
+          const row = onlyRow(rows);
           callback(null, { current: row.hits, ttl: Math.max(row.ttl, 1) });
         }, callback);
     }
 
     // The plugin passes the merged route settings with the route under `routeInfo` (its typings say otherwise).
     child(settings: object): FastifyRateLimitStore {
-      const route = (settings as { routeInfo?: { method?: unknown; url?: unknown } }).routeInfo ?? {};
-      return new PostgresRateLimitStore(`${String(route.method)} ${String(route.url)}|`);
+      const route: unknown = Reflect.get(settings, 'routeInfo');
+      const member = (key: string) => (typeof route === 'object' && route !== null ? Reflect.get(route, key) : undefined);
+      return new PostgresRateLimitStore(`${String(member('method'))} ${String(member('url'))}|`);
     }
   };
 }
@@ -43,7 +49,8 @@ function callerKey(request: FastifyRequest): string {
 }
 
 function windowOf(request: FastifyRequest): string {
-  const timeWindow = (request.routeOptions.config as { rateLimit?: { timeWindow?: unknown } }).rateLimit?.timeWindow;
+  const options = request.routeOptions.config.rateLimit;
+  const timeWindow = options ? options.timeWindow : undefined;
   if (typeof timeWindow === 'number') return `${timeWindow} ms`;
   return typeof timeWindow === 'string' ? timeWindow : 'minute';
 }
@@ -53,7 +60,7 @@ export async function installRateLimiting(app: FastifyInstance, pool: pg.Pool): 
     global: false,
     // After onRequest, where the guard has identified the caller.
     hook: 'preParsing',
-    store: postgresStore(pool) as never,
+    store: postgresStore(pool),
     keyGenerator: callerKey,
     // A broken counter store must not take the API down with it.
     skipOnError: true,

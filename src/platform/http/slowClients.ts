@@ -1,3 +1,7 @@
+/*
+ * Slow clients are bounded: a deadline per request body (stretched for uploads by their declared
+ * size) and a cap on open connections.
+ */
 import type { Server } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from '../log.js';

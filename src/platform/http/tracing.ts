@@ -1,3 +1,7 @@
+/*
+ * W3C trace context: each request continues the caller's trace or starts one; its traceparent is
+ * the request id in logs, answers and problem instances.
+ */
 import { randomFillSync } from 'node:crypto';
 
 /** W3C trace context: version-traceid-parentid-flags, lower-case hex. */

@@ -1,18 +1,19 @@
-import { Ajv, type ErrorObject, type Options } from 'ajv';
-import addFormats from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
-import { MAX_FIELD_ERRORS, badRequest, type ErrorSource, type FieldError, type Problem } from './problems.js';
-
-/**
+/*
  * Two Ajv instances behind one schema compiler. Bodies are validated as sent: no coercion, no
  * defaults filled in, nothing removed (Fastify's default strips unknown members; the contracts
  * refuse them), every error reported at once. Query strings, path parameters and headers arrive
  * as text, so there numbers and booleans are coerced and defaults applied.
  */
+import { Ajv, type Options } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import { MAX_FIELD_ERRORS, badRequest, type ErrorSource, type FieldError, type Problem } from './problems.js';
+
 const common: Options = { allErrors: true, removeAdditional: false, strict: false, messages: true };
 
 function withFormats(ajv: Ajv): Ajv {
-  (addFormats as unknown as (ajv: Ajv) => void)(ajv);
+  // ajv-formats is CommonJS: under NodeNext its default import is the module, whose `default` is the plugin.
+  addFormats.default(ajv);
   return ajv;
 }
 
@@ -26,7 +27,10 @@ export function createValidators(): Validators {
   const body = withFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false }));
   const text = withFormats(new Ajv({ ...common, coerceTypes: 'array', useDefaults: true }));
   return {
-    compiler: ({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema as object),
+    compiler: ({ schema, httpPart }) => {
+      if (typeof schema !== 'object' || schema === null) throw new Error(`the ${httpPart ?? 'route'} schema is not a JSON Schema object`);
+      return (httpPart === 'body' ? body : text).compile(schema);
+    },
     addSchema(schema) {
       body.addSchema(schema);
       text.addSchema(schema);
@@ -42,8 +46,8 @@ const SOURCES: Record<string, ErrorSource> = {
 };
 
 /** One field error in the contract's words: a JSON pointer for the body, the bare name elsewhere. */
-export function fieldError(error: ErrorObject, source: ErrorSource): FieldError {
-  const params = error.params as Record<string, unknown>;
+export function fieldError(error: FastifySchemaValidationError, source: ErrorSource): FieldError {
+  const params = error.params;
   let pointer = error.instancePath;
   let reason = error.message ?? 'is invalid';
   if (error.keyword === 'additionalProperties') {
@@ -53,7 +57,8 @@ export function fieldError(error: ErrorObject, source: ErrorSource): FieldError 
     pointer += `/${String(params.missingProperty)}`;
     reason = 'is required.';
   } else if (error.keyword === 'enum') {
-    reason = `must be equal to one of the allowed values: ${(params.allowedValues as unknown[]).join(', ')}.`;
+    const allowed = Array.isArray(params.allowedValues) ? params.allowedValues : [];
+    reason = `must be equal to one of the allowed values: ${allowed.join(', ')}.`;
   } else {
     reason = `${reason}.`;
   }
@@ -62,7 +67,7 @@ export function fieldError(error: ErrorObject, source: ErrorSource): FieldError 
   return { name, reason };
 }
 
-export function validationProblem(errors: ErrorObject[], context: string): Problem {
+export function validationProblem(errors: readonly FastifySchemaValidationError[], context: string): Problem {
   const source = SOURCES[context] ?? 'body';
   const seen = new Set<string>();
   const fields: FieldError[] = [];
@@ -76,7 +81,7 @@ export function validationProblem(errors: ErrorObject[], context: string): Probl
       fields.push(field);
     } else {
       // Past the listed ones only counted, keyed without composing their message (a bad body can hold thousands).
-      const params = error.params as Record<string, unknown>;
+      const params = error.params;
       const key = `${error.instancePath}\u0000${error.keyword}\u0000${String(params.missingProperty ?? params.additionalProperty ?? '')}`;
       if (seen.has(key)) continue;
       seen.add(key);

@@ -1,3 +1,12 @@
+/*
+ * Re-wraps every stored secret's data key with a new key-encryption key, in one transaction.
+ *
+ * With SECRETS_KEY, the new key comes from `newKey` (SECRETS_KEY_NEW) and the operator sets it
+ * afterwards. With the key file, the new key is written to `secrets.key.next` before anything is
+ * re-wrapped (running processes read it when they meet a value sealed with it), and after the
+ * commit it becomes `secrets.key`, the old one `secrets.key.previous`, still read until the
+ * processes sealing with it have restarted.
+ */
 import fs from 'node:fs';
 import type pg from 'pg';
 import { Sealer, SecretsKeyError, kekId, keyFilePath, loadKeyring, newKeyText, parseKey, writeKeyFile, type KeySource } from './sealer.js';
@@ -11,15 +20,6 @@ export interface Rotation {
   next: string;
 }
 
-/**
- * Re-wraps every stored secret's data key with a new key-encryption key, in one transaction.
- *
- * With SECRETS_KEY, the new key comes from `newKey` (SECRETS_KEY_NEW) and the operator sets it
- * afterwards. With the key file, the new key is written to `secrets.key.next` before anything is
- * re-wrapped (running processes read it when they meet a value sealed with it), and after the
- * commit it becomes `secrets.key`, the old one `secrets.key.previous`, still read until the
- * processes sealing with it have restarted.
- */
 export async function rotateKey(
   pool: pg.Pool,
   source: KeySource,

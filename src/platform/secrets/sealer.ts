@@ -1,8 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-
-/**
+/*
  * Envelope encryption of the secrets immogate must keep readable (the token signing key, webhook
  * secrets, lead subscription apiKeys, the upload-URL signing key): each value is encrypted with a
  * data key of its own (AES-256-GCM), and the data key with the key-encryption key (KEK), which
@@ -14,6 +10,11 @@ import path from 'node:path';
  * `signing-key:<kid>`) is authenticated data of both layers: a value moved to serve another
  * purpose does not open.
  */
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { messageOf, codeOf } from '../caught.js';
+
 const VERSION = 'ig1';
 const KEY_BYTES = 32;
 const NONCE_BYTES = 12;
@@ -109,8 +110,7 @@ export function loadKeyring(source: KeySource, options: { create: boolean }): { 
       writeKeyFile(file, newKeyText());
     } catch (error) {
       // Another process created it first.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
-        throw new SecretsKeyError(`cannot create ${file}: ${(error as Error).message}`);
+      if (codeOf(error) !== 'EEXIST') throw new SecretsKeyError(`cannot create ${file}: ${messageOf(error)}`);
     }
     current = readKeyFile(file) as Buffer;
   }

@@ -1,3 +1,7 @@
+/*
+ * The columns where immogate keeps sealed secrets: sealing values an older version stored in clear,
+ * and the check at start that the key in use opens them.
+ */
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
 import { SecretsKeyError, kekId, sealedWith, type Sealer } from './sealer.js';

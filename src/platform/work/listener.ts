@@ -1,3 +1,7 @@
+/*
+ * LISTEN for the NOTIFY that announces new work, on a connection of its own that reconnects: a
+ * worker wakes at once instead of waiting for its next poll.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from '../log.js';

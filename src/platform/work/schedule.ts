@@ -1,12 +1,13 @@
-import type { WorkContext } from './stream.js';
-
-/**
+/*
  * Periodic maintenance (pruning, retention sweeps): each task runs every `everySeconds`, once for
  * all workers. Every worker looks every few seconds for tasks whose time has come; the one whose
  * UPDATE moves a task's next run forward runs it. A run cut short by a crash is not repeated: the
  * next one comes at its time, so a task must be safe to run again and to stop half-way (a sweep
  * that deletes in bounded batches is).
  */
+import type { WorkContext } from './stream.js';
+import { messageOf } from '../caught.js';
+
 export interface ScheduledTask {
   name: string;
   everySeconds: number;
@@ -73,7 +74,7 @@ export class Scheduler {
       try {
         await task.run(this.context);
       } catch (error) {
-        failure = (error as Error).message;
+        failure = messageOf(error);
         logger.error({ err: error, task: task.name }, 'scheduled task failed');
       }
       await pool

@@ -1,3 +1,7 @@
+/*
+ * Work streams: work claimed from a table of its own with a lease, and the runner that claims, runs
+ * and renews it in one worker.
+ */
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import type { Config } from '../../config.js';
 import type { Pool } from '../db/pool.js';

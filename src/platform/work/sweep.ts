@@ -1,3 +1,6 @@
+/*
+ * Bounded deletes for retention tasks: batch after batch, each its own short transaction.
+ */
 import type { Pool } from '../db/pool.js';
 
 /** Rows one sweep statement deletes at most: short transactions, no long lock on a busy table. */

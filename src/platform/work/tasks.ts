@@ -1,3 +1,6 @@
+/*
+ * The platform's periodic tasks (each API module adds its own).
+ */
 import { pruneAuthFailures } from '../auth/authFailures.js';
 import { deliveryRetentionTask } from '../delivery/retention.js';
 import { pruneRateLimitWindows } from '../http/rateLimit.js';

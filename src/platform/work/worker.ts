@@ -1,3 +1,7 @@
+/*
+ * The worker of one process: a runner per stream woken by NOTIFY, and the scheduler of periodic
+ * tasks. Any number of processes may run one on the same database.
+ */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Pool } from '../db/pool.js';
@@ -28,10 +32,6 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-/**
- * The worker of one process: a runner per stream woken by NOTIFY, and the scheduler of periodic
- * tasks. Any number of processes may run one on the same database.
- */
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const { config, logger } = options;
   const controller = new AbortController();
