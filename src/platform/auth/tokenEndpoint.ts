@@ -11,7 +11,7 @@ import type { Metrics } from '../metrics.js';
 import { findActiveClient, recordIssuance, type Client } from './clients.js';
 import type { KeyStore } from './keys.js';
 import { grantsAny, parseScopes } from './scopes.js';
-import { Problem, type FieldError } from '../http/problems.js';
+import { Problem } from '../http/problems.js';
 import { lockedFor, recordFailure, type AuthFailureLimits } from './authFailures.js';
 import { verifySecret } from './secrets.js';
 import { TOKEN_LIFETIME_SECONDS, issueToken } from './tokens.js';
