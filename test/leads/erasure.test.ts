@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { eraseAuthor } from '../../src/apis/leads/erasure.js';
+import { eraseAuthor } from '../../src/apis/leads/services/erasure.js';
 import { assertProblem as problem, http, startTestServer, type HttpResult, type TestServer, useServer } from '../helpers.js';
 
 type Body = Record<string, any>;

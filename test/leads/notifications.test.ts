@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { leadsApi } from '../../src/apis/leads/index.js';
-import { redeliverLeadNotifications } from '../../src/apis/leads/notifications.js';
+import { redeliverLeadNotifications } from '../../src/apis/leads/services/notifications.js';
 import { createPool, type Pool } from '../../src/platform/db/pool.js';
 import { deliveryStream } from '../../src/platform/delivery/index.js';
 import { startWorker, type Worker } from '../../src/platform/work/worker.js';
@@ -28,7 +28,7 @@ import {
   type TestServer,
 } from '../helpers.js';
 import { Receiver, type Received } from '../fixtures/receiver.js';
-import type { Audit, AuditEvent, Subscription } from '../../src/apis/leads/subscriptions.js';
+import type { Audit, AuditEvent, Subscription } from '../../src/apis/leads/model/subscription.js';
 
 type Body = Record<string, any>;
 

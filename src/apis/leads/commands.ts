@@ -1,8 +1,8 @@
 /* The lead API's operator commands: GDPR erasure of an author, and redelivery of notifications. */
 import { type Command, Option } from 'commander';
 import type { CliContext, RedeliverOptions } from '../../platform/module.js';
-import { eraseAuthor } from './erasure.js';
-import { redeliverLeadNotifications } from './notifications.js';
+import { eraseAuthor } from './services/erasure.js';
+import { redeliverLeadNotifications } from './services/notifications.js';
 
 export function leadCommands(program: Command, cli: CliContext): void {
   const leads = program.command('leads').description('Lead API operations');

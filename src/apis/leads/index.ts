@@ -1,17 +1,18 @@
-import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
+/* The Lead API module (lead API v1), served under /seeker-leads/v1 and /sandbox/seeker-leads/v1. */
 import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../../platform/module.js';
-import { leadAdminRoutes } from './admin.js';
+import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { leadCommands } from './commands.js';
+import { DELIVERY_SOURCE } from './model/subscription.js';
+import { leadAdminRoutes } from './routes/admin.js';
 import { leadRoutes } from './routes/leads.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
-import { deliveryHooks, SOURCE } from './subscriptions.js';
+import { deliveryHooks } from './services/subscriptions.js';
 
-/** Lead API v1, served under /seeker-leads/v1 and /sandbox/seeker-leads/v1. */
 export const leadsApi: ApiModule = {
   api: apiById('leads'),
   sealedColumns: [{ table: 'lead_webhook_subscriptions', column: 'api_key', key: 'id', purpose: () => WEBHOOK_SECRET }],
-  deliverySources: { [SOURCE]: deliveryHooks },
+  deliverySources: { [DELIVERY_SOURCE]: deliveryHooks },
   async routes(app, deps) {
     await leadRoutes(app, deps);
     await subscriptionRoutes(app, deps);
