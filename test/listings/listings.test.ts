@@ -11,8 +11,7 @@ import nodePath from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { listingRequestSchema } from '../../src/apis/listings/model/schema.js';
-import { listingResponse } from '../../src/apis/listings/routes/listings.js';
+import { ListingRequest, ListingResponse } from '../../src/apis/listings/model/listing.js';
 import {
   assertProblem as problem,
   createTestDatabase,
@@ -97,8 +96,8 @@ after(async () => {
 const validListingResponse = (() => {
   const ajv = new Ajv({ strict: false, allErrors: true });
   (addFormats as unknown as (ajv: Ajv) => void)(ajv);
-  ajv.addSchema(listingRequestSchema);
-  return ajv.compile(listingResponse);
+  ajv.addSchema(ListingRequest);
+  return ajv.compile(ListingResponse);
 })();
 
 /** The fixture (a valid rent apartment in Berlin) under the offererEstateId `id`. */

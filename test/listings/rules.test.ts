@@ -20,15 +20,8 @@ import {
   PROJECT_DISTRIBUTION_SUB_TYPES,
   PROJECT_ESTATE_SUB_TYPES,
 } from '../../src/apis/listings/model/matrices.js';
-import {
-  checkListing,
-  forbiddenContent,
-  isProjectListing,
-  isPublished,
-  RULES,
-  type RuleError,
-} from '../../src/apis/listings/model/rules.js';
-import { LISTING_REQUEST_SCHEMA_ID, listingRequestSchema } from '../../src/apis/listings/model/schema.js';
+import { checkListing, forbiddenContent, isProjectListing, isPublished, RULES, type RuleError } from '../../src/apis/listings/rules.js';
+import { LISTING_REQUEST_SCHEMA_ID, ListingRequest } from '../../src/apis/listings/model/listing.js';
 import { createValidators, validationProblem } from '../../src/platform/http/validation.js';
 import { berlinRentApartment } from '../fixtures/listings.js';
 import { REPO_ROOT } from '../helpers.js';
@@ -39,7 +32,7 @@ type BodyValidator = ((body: unknown) => boolean) & { errors?: ErrorObject[] | n
 
 // Exactly as the app does: the shared schema registered by its $id, the route body a $ref to it.
 const validators = createValidators();
-validators.addSchema(listingRequestSchema);
+validators.addSchema(ListingRequest);
 const validate = validators.compiler({
   schema: { $ref: `${LISTING_REQUEST_SCHEMA_ID}#` },
   method: 'POST',
@@ -95,8 +88,8 @@ describe('the listing request schema', () => {
     assert.deepEqual(schemaErrors(body), []);
     assert.deepEqual(checkListing(body, {}), { errors: [], warnings: [] });
     assert.deepEqual(checkListing(body, { existingEstateType: 'APARTMENT' }), { errors: [], warnings: [] });
-    assert.equal(listingRequestSchema.$id, 'ClimApiRequest');
-    assert.deepEqual(listingRequestSchema.example, berlinRentApartmentExample());
+    assert.equal(ListingRequest.$id, 'ClimApiRequest');
+    assert.deepEqual(ListingRequest.example, berlinRentApartmentExample());
     assert.deepEqual(berlinRentApartment(), berlinRentApartmentExample());
     assert.notEqual(berlinRentApartment(), berlinRentApartment(), 'each call is a fresh copy');
   });
@@ -171,7 +164,7 @@ describe('the listing request schema', () => {
 
   it('shares member names and types with the classifieds data tree where the two coincide', () => {
     // Read as data, not imported: an API may not import another's code, a test may compare them.
-    const file = path.join(REPO_ROOT, 'src/apis/classifieds/schema/classified.schema.json');
+    const file = path.join(REPO_ROOT, 'src/apis/classifieds/model/classified.schema.json');
     const classified = JSON.parse(fs.readFileSync(file, 'utf8')) as Body;
     const types = (schema: Body, rootSchema: Body, prefix: string, out: Map<string, string>): Map<string, string> => {
       // A $ref is a MultiLingualText in both: compared as an object, its language members not listed.
@@ -180,7 +173,7 @@ describe('the listing request schema', () => {
       for (const [member, child] of Object.entries<Body>(schema.properties ?? {})) types(child, rootSchema, `${prefix}.${member}`, out);
       return out;
     };
-    const ours = types(listingRequestSchema.properties.data, listingRequestSchema, 'data', new Map());
+    const ours = types(ListingRequest.properties.data, ListingRequest, 'data', new Map());
     const theirs = types(classified.properties.data, classified, 'data', new Map());
     const shared = [...ours.keys()].filter((key) => theirs.has(key));
     const differing = shared.filter((key) => ours.get(key) !== theirs.get(key));
@@ -795,7 +788,7 @@ describe('the type matrices', () => {
   });
 
   it('documents each matrix in the schema, as data', () => {
-    const data = listingRequestSchema.properties.data.properties as Body;
+    const data = ListingRequest.properties.data.properties as Body;
     assert.deepEqual(data.estateType['x-matrix'], ESTATE_SUB_TYPES);
     assert.deepEqual(data.distributionType['x-matrix'], DISTRIBUTION_SUB_TYPES);
     assert.deepEqual(data.projectEstateType['x-matrix'], PROJECT_ESTATE_SUB_TYPES);

@@ -1,16 +1,15 @@
+/* Listing import v1 (German market), served under /import-listings/v1 and /sandbox/import-listings/v1. */
 import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../../platform/module.js';
-import { mediaSweepTask } from './medias.js';
-import { listingRequestSchema } from './model/schema.js';
-import { retentionTask } from './retention.js';
+import { mediaSweepTask, retentionTask } from './jobs.js';
+import { ListingRequest } from './model/listing.js';
 import { healthRoutes } from './routes/health.js';
 import { listingRoutes } from './routes/listings.js';
 import { mediaRoutes } from './routes/medias.js';
 
-/** Listing import v1 (German market), served under /import-listings/v1 and /sandbox/import-listings/v1. */
 export const listingsApi: ApiModule = {
   api: apiById('clim'),
-  schemas: [listingRequestSchema],
+  schemas: [ListingRequest],
   tasks: [retentionTask, mediaSweepTask],
   async routes(app, deps) {
     await listingRoutes(app, deps);

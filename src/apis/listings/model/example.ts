@@ -1,12 +1,13 @@
-import type { ListingRequest } from './types.js';
-
-/**
+/*
  * A complete apiRequest that passes the schema and every business rule: a rent apartment in
  * Berlin with the mandatory fields. It is the `example` of the request schema in the OpenAPI
  * document and the tests' fixture, so the documented body is a tested one. No media: those must
- * be uploaded through POST /medias first. A fresh copy on each call, free to modify.
+ * be uploaded through POST /medias first.
  */
-export function berlinRentApartmentExample(): ListingRequest {
+import type { ApiRequest } from './request.js';
+
+/** The Berlin rent apartment; a fresh copy on each call, free to modify. */
+export function berlinRentApartmentExample(): ApiRequest {
   return {
     data: {
       estateType: 'APARTMENT',

@@ -1,6 +1,6 @@
 /*
  * The vocabularies and type matrices of the listing request, as data: the schema takes its enums
- * from here, the rules look pairs up here, and the OpenAPI document shows them (schema.ts puts
+ * from here, the rules look pairs up here, and the OpenAPI document shows them (listing.ts puts
  * each matrix into the description and an `x-matrix` member of the field it governs).
  *
  * The listing `data` belongs to the same real-estate model family as the classifieds payload, so
@@ -13,7 +13,7 @@
  */
 import reference from '../../../../reference/caas-v4-enums.json' with { type: 'json' };
 
-const enums = reference.enums as Record<string, string[]>;
+const enums: Readonly<Record<string, readonly string[]>> = reference.enums;
 
 function shared(path: string): readonly string[] {
   const values = enums[path];

@@ -1,8 +1,4 @@
-import type pg from 'pg';
-import { inTransaction } from '../../platform/db/pool.js';
-import type { ScheduledTask } from '../../platform/work/schedule.js';
-
-/**
+/*
  * Sandbox retention (spec: "The sandbox deletes listings automatically 90 days after the last write
  * or update to them"). A sandbox listing whose last write is more than 90 days (of 24 hours) before
  * `now` is deleted; one written exactly 90 days before `now` is kept until the next sweep. The task
@@ -11,26 +7,15 @@ import type { ScheduledTask } from '../../platform/work/schedule.js';
  *
  * It runs as the owner role, outside withTenant: it acts for every agency.
  */
+import type pg from 'pg';
+import { inTransaction } from '../../../platform/db/pool.js';
+import { deleteSandboxListingsWrittenBefore } from '../repository.js';
+
 export const SANDBOX_RETENTION_DAYS = 90;
 const DAY_MS = 24 * 3600 * 1000;
 
 /** Deletes the sandbox listings last written before now - 90 days; answers how many. */
 export async function sweepSandboxListings(pool: pg.Pool, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - SANDBOX_RETENTION_DAYS * DAY_MS);
-  return inTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ id: string }>(
-      `DELETE FROM listings WHERE environment = 'sandbox' AND last_write_at < $1 RETURNING id`,
-      [cutoff],
-    );
-    return rows.length;
-  });
+  return inTransaction(pool, (client) => deleteSandboxListingsWrittenBefore(client, cutoff));
 }
-
-export const retentionTask: ScheduledTask = {
-  name: 'clim:sweep_sandbox_listings',
-  everySeconds: 24 * 3600,
-  async run({ pool, logger }) {
-    const deleted = await sweepSandboxListings(pool, new Date());
-    logger.info({ deleted }, 'swept sandbox listings older than 90 days');
-  },
-};

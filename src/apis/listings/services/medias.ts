@@ -10,20 +10,33 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type pg from 'pg';
-import type { Environment } from '../../platform/catalogue.js';
-import type { ApiDependencies } from '../../platform/module.js';
-import { openBlobStore, type BlobStore } from '../../platform/blobs/index.js';
-import { BlobTooLarge, LocalBlobStore } from '../../platform/blobs/local.js';
-import { inTransaction } from '../../platform/db/pool.js';
-import { withTenant, type Tenant } from '../../platform/db/tenant.js';
-import type { ScheduledTask } from '../../platform/work/schedule.js';
-import type { Logger } from '../../platform/log.js';
-import { badRequest, forbidden, payloadTooLarge, Problem, unsupportedMediaType, type FieldError } from '../../platform/http/problems.js';
+import { type BlobStore, openBlobStore } from '../../../platform/blobs/index.js';
+import { BlobTooLarge, type LocalBlobStore } from '../../../platform/blobs/local.js';
+import type { Environment } from '../../../platform/catalogue.js';
+import { inTransaction } from '../../../platform/db/pool.js';
+import { type TenantScope, withTenant } from '../../../platform/db/tenant.js';
+import { badRequest, type FieldError, forbidden, Problem, payloadTooLarge, unsupportedMediaType } from '../../../platform/http/problems.js';
+import type { Logger } from '../../../platform/log.js';
+import type { ApiDependencies } from '../../../platform/module.js';
+import { MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, type MediaCreated, type NewMedia, UPLOAD_URL_SECONDS } from '../model/media.js';
+import {
+  attachMediaRows,
+  deleteExpiredMedia,
+  findMediaByStorageKey,
+  insertMedia,
+  lockMedia,
+  lockMediaByStorageKey,
+  lockMediaOf,
+  type AttachableMedia,
+  type MediaUpload,
+  markUploaded,
+  mediaOfListing,
+  recordConfirmedUpload,
+  reissueMediaUpload,
+  releaseListingMedia,
+  releaseMediaNotIn,
+} from '../repository.js';
 
-/** Contract: a presigned URL accepts one upload for 60 seconds. */
-export const UPLOAD_URL_SECONDS = 60;
-/** Contract: "files up to 40 MB", read generously as 40 MiB so no client counting in decimal megabytes is refused. */
-export const MAX_MEDIA_BYTES = 40 * 1024 * 1024;
 /**
  * How long a media may stay unattached: after its upload URL expired, or after a listing update
  * or delete let go of it. Long enough to upload a whole gallery and then write the listing, or to
@@ -31,39 +44,7 @@ export const MAX_MEDIA_BYTES = 40 * 1024 * 1024;
  */
 export const UNATTACHED_GRACE_SECONDS = 15 * 60;
 
-/** The file types a media may have, by fileName extension; the upload must carry this Content-Type. */
-export const MEDIA_CONTENT_TYPES: Readonly<Record<string, string>> = Object.freeze({
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  pdf: 'application/pdf',
-  mp4: 'video/mp4',
-});
-
 type Db = pg.ClientBase;
-type TenantRef = Pick<Tenant, 'environment' | 'agencyId'>;
-
-export interface NewMedia {
-  externalMediaId: string;
-  fileName: string;
-}
-
-export interface MediaCreated {
-  externalMediaId: string;
-  presignedURL: string;
-}
-
-interface MediaRow {
-  external_media_id: string;
-  environment: Environment;
-  state: 'AWAITING_UPLOAD' | 'UPLOADED' | 'ATTACHED';
-  storage_key: string;
-  content_type: string;
-  upload_expires_at: Date;
-  listing_id: string | null;
-}
 
 // One store per pool (that is, per server or worker process): the local backend's HMAC key is
 // read from the database once.
@@ -106,7 +87,7 @@ export interface CreateMediaOptions {
 export async function createMedia(
   pool: pg.Pool,
   store: BlobStore,
-  tenant: TenantRef,
+  tenant: TenantScope,
   media: NewMedia,
   options: CreateMediaOptions,
 ): Promise<MediaCreated> {
@@ -128,41 +109,23 @@ export async function createMedia(
     [{ name: '/externalMediaId', reason: `is already used by a media of this agency: "${media.externalMediaId}".` }],
     'body',
   );
+  const row: MediaUpload = {
+    externalMediaId: media.externalMediaId,
+    fileName: media.fileName,
+    storageKey: key,
+    contentType,
+    uploadExpiresAt: upload.expiresAt,
+    graceSeconds: UNATTACHED_GRACE_SECONDS,
+  };
   const replaced = await withTenant(pool, tenant, async (client) => {
-    const { rows } = await client.query<Pick<MediaRow, 'state' | 'storage_key' | 'upload_expires_at'>>(
-      `SELECT state, storage_key, upload_expires_at FROM listing_media
-        WHERE environment = $1 AND agency_id = $2 AND external_media_id = $3 FOR UPDATE`,
-      [tenant.environment, tenant.agencyId, media.externalMediaId],
-    );
-    const existing = rows[0];
-    const values = [
-      tenant.environment,
-      tenant.agencyId,
-      media.externalMediaId,
-      media.fileName,
-      key,
-      contentType,
-      upload.expiresAt,
-      UNATTACHED_GRACE_SECONDS,
-    ];
+    const existing = await lockMedia(client, tenant, media.externalMediaId);
     if (existing) {
       if (existing.state !== 'AWAITING_UPLOAD' || existing.upload_expires_at > now) throw taken;
-      await client.query(
-        `UPDATE listing_media SET file_name = $4, storage_key = $5, content_type = $6, upload_expires_at = $7,
-                delete_after = $7::timestamptz + make_interval(secs => $8), size_bytes = NULL, created_at = now(), uploaded_at = NULL
-          WHERE environment = $1 AND agency_id = $2 AND external_media_id = $3`,
-        values,
-      );
+      await reissueMediaUpload(client, tenant, row);
       return existing.storage_key;
     }
-    const inserted = await client.query(
-      `INSERT INTO listing_media (environment, agency_id, external_media_id, file_name, storage_key, state, content_type, upload_expires_at, delete_after)
-       VALUES ($1, $2, $3, $4, $5, 'AWAITING_UPLOAD', $6, $7, $7::timestamptz + make_interval(secs => $8))
-       ON CONFLICT (environment, agency_id, external_media_id) DO NOTHING`,
-      values,
-    );
     // A concurrent POST with the same id won.
-    if (inserted.rowCount === 0) throw taken;
+    if (!(await insertMedia(client, tenant, row))) throw taken;
     return undefined;
   });
   // An S3 upload to the expired URL may have happened unconfirmed; the id now names the new one.
@@ -179,18 +142,14 @@ export async function createMedia(
  */
 export async function attachMedia(
   client: Db,
-  tenant: TenantRef,
+  tenant: TenantScope,
   listingId: string,
   externalMediaIds: string[],
   store?: BlobStore,
 ): Promise<void> {
   const errors: FieldError[] = [];
   const first = new Map<string, number>();
-  const { rows } = await client.query<MediaRow>(
-    `SELECT external_media_id, state, storage_key, content_type, listing_id FROM listing_media
-      WHERE environment = $1 AND agency_id = $2 AND external_media_id = ANY($3::text[]) FOR UPDATE`,
-    [tenant.environment, tenant.agencyId, externalMediaIds],
-  );
+  const rows = await lockMediaOf(client, tenant, externalMediaIds);
   const byId = new Map(rows.map((row) => [row.external_media_id, row]));
   const confirmed: { id: string; size: number }[] = [];
   for (const [i, id] of externalMediaIds.entries()) {
@@ -217,23 +176,9 @@ export async function attachMedia(
     }
   }
   if (errors.length > 0) throw badRequest(errors, 'body');
-  for (const { id, size } of confirmed) {
-    await client.query(
-      `UPDATE listing_media SET size_bytes = $4, uploaded_at = now()
-        WHERE environment = $1 AND agency_id = $2 AND external_media_id = $3`,
-      [tenant.environment, tenant.agencyId, id, size],
-    );
-  }
-  await client.query(
-    `UPDATE listing_media SET state = 'UPLOADED', listing_id = NULL, delete_after = now() + make_interval(secs => $5)
-      WHERE environment = $1 AND agency_id = $2 AND listing_id = $3 AND NOT (external_media_id = ANY($4::text[]))`,
-    [tenant.environment, tenant.agencyId, listingId, externalMediaIds, UNATTACHED_GRACE_SECONDS],
-  );
-  await client.query(
-    `UPDATE listing_media SET state = 'ATTACHED', listing_id = $3, delete_after = NULL
-      WHERE environment = $1 AND agency_id = $2 AND external_media_id = ANY($4::text[])`,
-    [tenant.environment, tenant.agencyId, listingId, externalMediaIds],
-  );
+  for (const { id, size } of confirmed) await recordConfirmedUpload(client, tenant, id, size);
+  await releaseMediaNotIn(client, tenant, listingId, externalMediaIds, UNATTACHED_GRACE_SECONDS);
+  await attachMediaRows(client, tenant, listingId, externalMediaIds);
 }
 
 /**
@@ -241,7 +186,7 @@ export async function attachMedia(
  * presigned type, at most MAX_MEDIA_BYTES. An oversized object is deleted at once.
  * Returns the size, 'missing', or the reason it is refused.
  */
-async function confirmRemoteUpload(store: BlobStore, row: MediaRow): Promise<number | 'missing' | string> {
+async function confirmRemoteUpload(store: BlobStore, row: AttachableMedia): Promise<number | 'missing' | string> {
   const stat = await store.stat(row.storage_key);
   if (!stat) return 'missing';
   if (stat.size > MAX_MEDIA_BYTES) {
@@ -255,13 +200,8 @@ async function confirmRemoteUpload(store: BlobStore, row: MediaRow): Promise<num
 }
 
 /** On listing delete: its media are let go of and swept after the grace period. */
-export async function detachListingMedia(client: Db, listingId: string): Promise<number> {
-  const { rowCount } = await client.query(
-    `UPDATE listing_media SET state = 'UPLOADED', listing_id = NULL, delete_after = now() + make_interval(secs => $2)
-      WHERE listing_id = $1`,
-    [listingId, UNATTACHED_GRACE_SECONDS],
-  );
-  return rowCount ?? 0;
+export function detachListingMedia(client: Db, listingId: string): Promise<number> {
+  return releaseListingMedia(client, listingId, UNATTACHED_GRACE_SECONDS);
 }
 
 /** The media a listing references, in no particular order (for reads and tests). */
@@ -269,10 +209,7 @@ export async function listingMedia(
   client: Db,
   listingId: string,
 ): Promise<{ externalMediaId: string; fileName: string; contentType: string; sizeBytes: number | null }[]> {
-  const { rows } = await client.query<{ external_media_id: string; file_name: string; content_type: string; size_bytes: number | null }>(
-    'SELECT external_media_id, file_name, content_type, size_bytes FROM listing_media WHERE listing_id = $1 ORDER BY external_media_id',
-    [listingId],
-  );
+  const rows = await mediaOfListing(client, listingId);
   return rows.map((row) => ({
     externalMediaId: row.external_media_id,
     fileName: row.file_name,
@@ -317,10 +254,7 @@ export async function receiveUpload(
   now = Date.now(),
 ): Promise<UploadResult> {
   // The upload route is public: it acts for whichever tenant the signed key belongs to.
-  const { rows } = await pool.query<MediaRow>('SELECT environment, state, content_type FROM listing_media WHERE storage_key = $1', [
-    upload.key,
-  ]);
-  const row = rows[0];
+  const row = await findMediaByStorageKey(pool, upload.key);
   if (!row || row.environment !== upload.environment) throw forbidden(INVALID_URL);
   const verdict = store.verifyUpload(
     { key: upload.key, contentType: row.content_type, maxBytes, expires: upload.expires, signature: upload.signature },
@@ -341,14 +275,11 @@ export async function receiveUpload(
   }
   try {
     await inTransaction(pool, async (client) => {
-      const locked = await client.query<MediaRow>('SELECT state FROM listing_media WHERE storage_key = $1 FOR UPDATE', [upload.key]);
-      if (!locked.rows[0]) throw forbidden(INVALID_URL);
-      if (locked.rows[0].state !== 'AWAITING_UPLOAD') throw conflict(USED_UP);
+      const locked = await lockMediaByStorageKey(client, upload.key);
+      if (!locked) throw forbidden(INVALID_URL);
+      if (locked.state !== 'AWAITING_UPLOAD') throw conflict(USED_UP);
       await staged.commit();
-      await client.query("UPDATE listing_media SET state = 'UPLOADED', size_bytes = $2, uploaded_at = now() WHERE storage_key = $1", [
-        upload.key,
-        staged.size,
-      ]);
+      await markUploaded(client, upload.key, staged.size);
     });
   } catch (error) {
     await staged.discard();
@@ -372,39 +303,12 @@ export async function sweepMedia(
   let deleted = 0;
   // Bounded: a backlog larger than this is finished by the next run.
   for (let round = 0; round < 100; round++) {
-    const { rows } = await pool.query<{ storage_key: string }>(
-      `DELETE FROM listing_media WHERE (environment, agency_id, external_media_id) IN (
-         SELECT environment, agency_id, external_media_id FROM listing_media
-          WHERE (state <> 'ATTACHED' AND coalesce(delete_after, upload_expires_at + make_interval(secs => $3)) <= $1)
-             OR (state = 'ATTACHED' AND listing_id IS NULL)
-          LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING storage_key`,
-      [now, batch, UNATTACHED_GRACE_SECONDS],
-    );
-    for (const { storage_key: key } of rows) {
+    const keys = await deleteExpiredMedia(pool, now, batch, UNATTACHED_GRACE_SECONDS);
+    for (const key of keys) {
       await store.delete(key).catch((error: unknown) => logger.warn({ err: error, key }, 'could not delete the blob of a swept media'));
     }
-    deleted += rows.length;
-    if (rows.length < batch) break;
+    deleted += keys.length;
+    if (keys.length < batch) break;
   }
   return deleted;
 }
-
-/** An upload file untouched this long was abandoned: no upload may go quiet for an hour (see slowClients.ts). */
-export const ABANDONED_UPLOAD_MS = 3600_000;
-
-export const mediaSweepTask: ScheduledTask = {
-  name: 'listings:sweep_media',
-  everySeconds: 5 * 60,
-  async run({ pool, config, logger }) {
-    const store = await mediaStore({ pool, config });
-    const deleted = await sweepMedia(pool, store, logger);
-    if (deleted > 0) logger.info({ deleted }, 'swept unattached listing media');
-    if (store instanceof LocalBlobStore) {
-      const abandoned = await store.sweepIncoming(ABANDONED_UPLOAD_MS);
-      if (abandoned > 0) logger.info({ abandoned }, 'swept uploads a crash left unfinished');
-    }
-  },
-};
-
-export { BlobTooLarge, LocalBlobStore };

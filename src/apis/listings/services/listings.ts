@@ -1,14 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import { withTenant, type Tenant } from '../../platform/db/tenant.js';
-import { decodeSeqToken, encodeSeqToken } from '../../platform/http/cursors.js';
-import { badRequest, notFound, type FieldError, type Problem } from '../../platform/http/problems.js';
-import type { BlobStore } from '../../platform/blobs/index.js';
-import { attachMedia, detachListingMedia } from './medias.js';
-import { checkListing, isPublished, type Warning } from './model/rules.js';
-import type { ListingRequest } from './model/types.js';
-
-/**
+/*
  * Listings: create, update, delete, read one, page through the ids. Every query runs inside
  * withTenant (row-level security) and also names the tenant, so the queries use the per-tenant
  * indexes: a listing of another agency or environment is simply not there (404).
@@ -24,42 +14,26 @@ import type { ListingRequest } from './model/types.js';
  * create whose transaction drew its seq before a page was read and committed only after it can be
  * missed by that pass: the next pass lists it.
  */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { BlobStore } from '../../../platform/blobs/index.js';
+import { type TenantScope, withTenant } from '../../../platform/db/tenant.js';
+import { decodeSeqToken, encodeSeqToken } from '../../../platform/http/cursors.js';
+import { badRequest, type FieldError, notFound, type Problem } from '../../../platform/http/problems.js';
+import {
+  type Listing,
+  type ListingCreated,
+  type ListingPage,
+  type ListingRequest,
+  PAGE_SIZE,
+  type WriteAcknowledgement,
+} from '../model/listing.js';
+import { deleteListingRow, findListing, insertListing, listingIdsAfter, lockListing, replaceListingRequest } from '../repository.js';
+import { checkListing, isPublished } from '../rules.js';
+import { attachMedia, detachListingMedia } from './medias.js';
 
-export const PAGE_SIZE = 100;
-
-export interface WriteAcknowledgement {
-  requestId: string;
-  listingId: string;
-  externalListingId: string;
-}
-
-export interface CreateAcknowledgement extends WriteAcknowledgement {
-  warnings: Warning[];
-}
-
-/** A listing as served: the stored request plus what the service knows about it. */
-export interface Listing extends ListingRequest {
-  listingId: string;
-  externalListingId: string;
-  isPublished: boolean;
-  creationDate: string;
-  lastUpdateDate: string;
-}
-
-export interface ListingPage {
-  externalListingIds: string[];
-  nextPageToken: string | null;
-}
-
-interface ListingRow {
-  id: string;
-  external_listing_id: string;
-  estate_type: string;
-  is_published: boolean;
-  request: ListingRequest;
-  created_at: Date;
-  last_write_at: Date;
-}
+/** What createListing acknowledges; the route adds the links. */
+export type CreateAcknowledgement = Omit<ListingCreated, 'links'>;
 
 const EXTERNAL_ID_POINTER = '/metadata/source/offererEstateId';
 
@@ -86,7 +60,7 @@ function rejected(errors: FieldError[]): Problem {
  */
 export async function createListing(
   pool: pg.Pool,
-  tenant: Tenant,
+  tenant: TenantScope,
   request: ListingRequest,
   store?: BlobStore,
 ): Promise<CreateAcknowledgement> {
@@ -95,15 +69,13 @@ export async function createListing(
   const externalListingId = externalIdOf(request);
   if (externalListingId === undefined) throw new Error('rule 10 let a listing without metadata.source.offererEstateId through');
   return withTenant(pool, tenant, async (client) => {
-    // ON CONFLICT instead of a look-up first: two creates of one id at once get one 201 and one 400.
-    const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO listings (id, environment, agency_id, external_listing_id, estate_type, is_published, request)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (environment, agency_id, external_listing_id) DO NOTHING
-       RETURNING id`,
-      [randomUUID(), tenant.environment, tenant.agencyId, externalListingId, request.data.estateType, isPublished(request), request],
-    );
-    const listingId = rows[0]?.id;
+    const listingId = await insertListing(client, tenant, {
+      id: randomUUID(),
+      externalListingId,
+      estateType: request.data.estateType,
+      isPublished: isPublished(request),
+      request,
+    });
     if (listingId === undefined)
       throw rejected([{ name: EXTERNAL_ID_POINTER, reason: `externalListingId "${externalListingId}" already exists.` }]);
     await attachMedia(client, tenant, listingId, mediaIdsOf(request), store);
@@ -114,18 +86,14 @@ export async function createListing(
 /** Replaces the listing's request; media it no longer references are let go of (attachMedia). */
 export async function updateListing(
   pool: pg.Pool,
-  tenant: Tenant,
+  tenant: TenantScope,
   externalListingId: string,
   request: ListingRequest,
   store?: BlobStore,
 ): Promise<WriteAcknowledgement> {
   return withTenant(pool, tenant, async (client) => {
-    // FOR UPDATE: a concurrent update or delete waits, so rule 11 is checked against the estateType that stays.
-    const { rows } = await client.query<Pick<ListingRow, 'id' | 'estate_type'>>(
-      `SELECT id, estate_type FROM listings WHERE environment = $1 AND agency_id = $2 AND external_listing_id = $3 FOR UPDATE`,
-      [tenant.environment, tenant.agencyId, externalListingId],
-    );
-    const existing = rows[0];
+    // Locked: a concurrent update or delete waits, so rule 11 is checked against the estateType that stays.
+    const existing = await lockListing(client, tenant, externalListingId);
     if (!existing) throw listingNotFound(externalListingId);
     const errors: FieldError[] = [];
     const bodyId = externalIdOf(request);
@@ -135,39 +103,25 @@ export async function updateListing(
     }
     errors.push(...checkListing(request, { existingEstateType: existing.estate_type }).errors);
     if (errors.length > 0) throw rejected(errors);
-    await client.query('UPDATE listings SET request = $2, is_published = $3, last_write_at = now() WHERE id = $1', [
-      existing.id,
-      request,
-      isPublished(request),
-    ]);
+    await replaceListingRequest(client, existing.id, request, isPublished(request));
     await attachMedia(client, tenant, existing.id, mediaIdsOf(request), store);
     return { requestId: randomUUID(), listingId: existing.id, externalListingId };
   });
 }
 
 /** Deletes the listing; its media are let go of and swept with the unattached ones (medias.ts). */
-export async function deleteListing(pool: pg.Pool, tenant: Tenant, externalListingId: string): Promise<WriteAcknowledgement> {
+export async function deleteListing(pool: pg.Pool, tenant: TenantScope, externalListingId: string): Promise<WriteAcknowledgement> {
   return withTenant(pool, tenant, async (client) => {
-    const { rows } = await client.query<{ id: string }>(
-      'SELECT id FROM listings WHERE environment = $1 AND agency_id = $2 AND external_listing_id = $3 FOR UPDATE',
-      [tenant.environment, tenant.agencyId, externalListingId],
-    );
-    const listingId = rows[0]?.id;
-    if (listingId === undefined) throw listingNotFound(externalListingId);
-    await detachListingMedia(client, listingId);
-    await client.query('DELETE FROM listings WHERE id = $1', [listingId]);
-    return { requestId: randomUUID(), listingId, externalListingId };
+    const existing = await lockListing(client, tenant, externalListingId);
+    if (!existing) throw listingNotFound(externalListingId);
+    await detachListingMedia(client, existing.id);
+    await deleteListingRow(client, existing.id);
+    return { requestId: randomUUID(), listingId: existing.id, externalListingId };
   });
 }
 
-export async function readListing(pool: pg.Pool, tenant: Tenant, externalListingId: string): Promise<Listing> {
-  const row = await withTenant(pool, tenant, async (client) => {
-    const { rows } = await client.query<ListingRow>(
-      'SELECT * FROM listings WHERE environment = $1 AND agency_id = $2 AND external_listing_id = $3',
-      [tenant.environment, tenant.agencyId, externalListingId],
-    );
-    return rows[0];
-  });
+export async function readListing(pool: pg.Pool, tenant: TenantScope, externalListingId: string): Promise<Listing> {
+  const row = await withTenant(pool, tenant, (client) => findListing(client, tenant, externalListingId));
   if (!row) throw listingNotFound(externalListingId);
   return {
     ...row.request,
@@ -191,18 +145,10 @@ function decodePageToken(token: string): number {
   return seq;
 }
 
-export async function listListings(pool: pg.Pool, tenant: Tenant, nextPageToken: string | undefined): Promise<ListingPage> {
+export async function listListings(pool: pg.Pool, tenant: TenantScope, nextPageToken: string | undefined): Promise<ListingPage> {
   const after = nextPageToken === undefined ? 0 : decodePageToken(nextPageToken);
-  const rows = await withTenant(pool, tenant, async (client) => {
-    // One row more than a page: it only tells whether another page follows.
-    const result = await client.query<{ seq: number; external_listing_id: string }>(
-      `SELECT seq, external_listing_id FROM listings
-        WHERE environment = $1 AND agency_id = $2 AND seq > $3
-        ORDER BY seq LIMIT $4`,
-      [tenant.environment, tenant.agencyId, after, PAGE_SIZE + 1],
-    );
-    return result.rows;
-  });
+  // One row more than a page: it only tells whether another page follows.
+  const rows = await withTenant(pool, tenant, (client) => listingIdsAfter(client, tenant, after, PAGE_SIZE + 1));
   const page = rows.slice(0, PAGE_SIZE);
   const last = page.at(-1);
   return {

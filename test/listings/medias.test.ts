@@ -12,21 +12,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { listingsApi } from '../../src/apis/listings/index.js';
+import { ABANDONED_UPLOAD_MS, mediaSweepTask } from '../../src/apis/listings/jobs.js';
+import { berlinRentApartmentExample } from '../../src/apis/listings/model/example.js';
+import { MAX_MEDIA_BYTES, UPLOAD_URL_SECONDS } from '../../src/apis/listings/model/media.js';
+import { mediaRoutes } from '../../src/apis/listings/routes/medias.js';
 import {
   attachMedia,
   detachListingMedia,
   listingMedia,
-  MAX_MEDIA_BYTES,
   mediaStore,
-  mediaSweepTask,
-  ABANDONED_UPLOAD_MS,
   sweepMedia,
   UNATTACHED_GRACE_SECONDS,
-  UPLOAD_URL_SECONDS,
-  type LocalBlobStore,
-} from '../../src/apis/listings/medias.js';
-import { berlinRentApartmentExample } from '../../src/apis/listings/model/example.js';
-import { mediaRoutes } from '../../src/apis/listings/routes/medias.js';
+} from '../../src/apis/listings/services/medias.js';
+import type { LocalBlobStore } from '../../src/platform/blobs/local.js';
 import type { ApiModule } from '../../src/platform/module.js';
 import { withTenant } from '../../src/platform/db/tenant.js';
 import { Problem } from '../../src/platform/http/problems.js';

@@ -6,13 +6,15 @@
  * by a JSON pointer into the body and starts its reason with the rule's number. The rules that
  * apply to kinds of fields (text length, emails, phones, dates, URLs, ranges) find those fields by
  * walking the request schema (`x-kind`), so a field added to the schema with a kind is checked
- * without touching this file; the matrices are data in matrices.ts.
+ * without touching this file; the matrices are data in model/matrices.ts.
  *
  * Projects: the spec says project classifieds are not supported at present. A request that is one
  * (isProjectListing) gets the refusal as its first error, and rules 8, 9 and the project part of
  * rule 10 still run and add their findings, so that the answer also says what such a listing will
  * need once projects are supported. Any project request is therefore refused, whatever the rules say.
  */
+import { ListingRequest } from './model/listing.js';
+import { FIELD_KINDS, type FieldKind } from './model/request.js';
 import {
   DISTRIBUTION_SUB_TYPES,
   ESTATE_SUB_TYPES,
@@ -20,9 +22,7 @@ import {
   PROJECT_DISTRIBUTION_SUB_TYPES,
   PROJECT_ESTATE_SUB_TYPES,
   RENT_AMOUNT_RULES,
-} from './matrices.js';
-import { listingRequestSchema, type FieldKind } from './schema.js';
-import type { ListingRequest } from './types.js';
+} from './model/matrices.js';
 
 export interface RuleError {
   /** JSON pointer of the offending member of the body. */
@@ -34,9 +34,6 @@ export interface ListingWarning {
   type: 'IMPRECISE_LOCATION';
   message: string;
 }
-
-/** The same as ListingWarning (the name of the first version of this module). */
-export type Warning = ListingWarning;
 
 export interface CheckOptions {
   /** On update: the estateType the listing has, which the update may not change (rule 11). */
@@ -80,7 +77,16 @@ function pointerStep(member: string): string {
   return member.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-const root = listingRequestSchema as unknown as Node;
+function isFieldKind(value: unknown): value is FieldKind {
+  return FIELD_KINDS.some((kind) => kind === value);
+}
+
+function asNode(value: unknown): Node {
+  if (!isObject(value)) throw new Error('listing schema: not an object');
+  return value;
+}
+
+const root = asNode(ListingRequest);
 
 function resolve(schema: Node): Node {
   const ref = schema.$ref;
@@ -95,8 +101,8 @@ function resolve(schema: Node): Node {
 
 function collect(schemaNode: Node, value: unknown, pointer: string, out: KindField[]): void {
   const schema = resolve(schemaNode);
-  const kind = schema['x-kind'] as FieldKind | undefined;
-  if (kind !== undefined) {
+  const kind = schema['x-kind'];
+  if (isFieldKind(kind)) {
     out.push({ pointer, kind, value });
     return;
   }
