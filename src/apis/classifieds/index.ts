@@ -8,7 +8,7 @@ import { readRoutes } from './routes/reads.js';
 import { CLASSIFIED_SCHEMA_ID } from './routes/shared.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { writeRoutes } from './routes/writes.js';
-import { classifiedSchema } from './schema/classified.js';
+import { classifiedSchema } from './model/classified.js';
 import { removeGone, SOURCE, subscriptionStates } from './webhooks.js';
 
 /** Classifieds ingestion v4, served under /caas/v4 and /sandbox/caas/v4. */

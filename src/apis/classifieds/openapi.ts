@@ -11,8 +11,8 @@ import reference from '../../../reference/caas-v4-openapi.facts.json' with { typ
 import { MAX_PAGE_SIZE } from './reads.js';
 import { SCOPES } from './routes/shared.js';
 import { subscriptionBody } from './routes/webhooks.js';
-import { BOUND_MARK } from './schema/bounds.js';
-import { classifiedSchema } from './schema/classified.js';
+import { BOUND_MARK } from './model/bounds.js';
+import { classifiedSchema } from './model/classified.js';
 import { STAGES } from './statuses.js';
 
 export const EXTENSION_MARK = 'x-immogate-extension';

@@ -3,7 +3,7 @@ import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } fr
 import { fetchMedia, mediaStatuses, planMedia, type KnownMedia } from './media.js';
 import { commitProcessing } from './outcomes.js';
 import { applyRules, describeViolations, type Violation } from './rules.js';
-import type { Classified } from './schema/classified.js';
+import type { Classified } from './model/classified.js';
 import { OUTCOMES, type NewStatus, type Operation } from './statuses.js';
 import { onlyRow } from '../../platform/db/pool.js';
 

@@ -1,4 +1,4 @@
-import type { Classified, MultiLingualText } from './schema/classified.js';
+import type { Classified, MultiLingualText } from './model/classified.js';
 import type { Portal } from './statuses.js';
 
 /**

@@ -6,7 +6,7 @@ import { confineTo, withTenant, type Tenant } from '../../platform/db/tenant.js'
 import { entityTags } from '../../platform/http/etags.js';
 import { Problem, badRequest } from '../../platform/http/problems.js';
 import { classifiedNotFound } from './problems.js';
-import type { Classified } from './schema/classified.js';
+import type { Classified } from './model/classified.js';
 import * as repository from './repository.js';
 import { statusesJson, type NewStatus, type Operation } from './statuses.js';
 import { getOrMake } from '../../platform/memo.js';

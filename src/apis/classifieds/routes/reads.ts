@@ -3,7 +3,7 @@ import { entityTags } from '../../../platform/http/etags.js';
 import type { ApiDependencies } from '../../../platform/module.js';
 import { MAX_PAGE_SIZE, listClassifieds, listStatuses, readClassified, type Page } from '../reads.js';
 import { MEDIA_STATUSES, PORTALS, STAGES, STATUSES } from '../statuses.js';
-import { BOUND_MARK, BOUND_NOTE } from '../schema/bounds.js';
+import { BOUND_MARK, BOUND_NOTE } from '../model/bounds.js';
 import { CLASSIFIED_SCHEMA_ID, SCOPES, classifiedIdParams, type ClassifiedIdParams } from './shared.js';
 import { tenantOf } from '../../../platform/auth/guard.js';
 

@@ -1,4 +1,4 @@
-import { BOUND_MARK, BOUND_NOTE } from '../schema/bounds.js';
+import { BOUND_MARK, BOUND_NOTE } from '../model/bounds.js';
 import { sealerFor } from '../../../platform/secrets/sealer.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { checkTargetUrl, OutboundError } from '../../../platform/delivery/index.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiDependencies } from '../../../platform/module.js';
-import type { Classified } from '../schema/classified.js';
+import type { Classified } from '../model/classified.js';
 import { createClassified, deleteClassified, updateClassified } from '../writes.js';
 import {
   CLASSIFIED_SCHEMA_ID,
