@@ -98,7 +98,7 @@ async function writeGroup(pool: pg.Pool, writes: ProcessingWrite[]): Promise<Pro
 const writers = new WeakMap<pg.Pool, Batcher<ProcessingWrite, boolean>>();
 
 /** Commits a processing write with whatever others are ready; resolves to whether the classified's work ended. */
-export function commitProcessing(pool: pg.Pool, write: ProcessingWrite): Promise<boolean> {
+function commitProcessing(pool: pg.Pool, write: ProcessingWrite): Promise<boolean> {
   const writer = getOrMake(writers, pool, () => new Batcher((writes) => writeGroup(pool, writes), { maxBatch: 64, maxInFlight: 2 }));
   return writer.submit(write);
 }
@@ -121,7 +121,7 @@ function rejectionDetails(rejected: { portal: string; violations: Violation[] }[
 }
 
 /** The outcome statuses of a POST or PUT by the portals' rules, and whether every portal refused it. */
-export function ruleOutcome(
+function ruleOutcome(
   classified: Classified,
   operation: Operation,
   statusOf: StatusOf,
@@ -155,7 +155,7 @@ export function ruleOutcome(
 }
 
 /** Processes one revision; resolves to whether the classified's work ended (see ProcessingWrite.finishedBy). */
-export async function processRevision(
+async function processRevision(
   claimed: ClaimedClassified,
   revision: PendingRevision,
   last: boolean,
