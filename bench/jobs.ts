@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { PROCESSING_STREAM } from '../src/apis/classifieds/processing.js';
+import { PROCESSING_STREAM } from '../src/apis/classifieds/jobs.js';
 import { WEBHOOKS_STREAM } from '../src/platform/delivery/index.js';
 
 /** The queue of each work stream the end-to-end scenarios watch: what is pending there, waiting or running. */

@@ -8,7 +8,7 @@
  * (`classified.schema.json`) so that reviews show every change, and a test regenerates it and
  * compares, so it cannot drift from the reference either.
  *
- * Run: `node dist/src/apis/classifieds/schema/generate.js` (after tsc) rewrites the checked-in files:
+ * Run: `npm run generate:caas-schema` rewrites the checked-in files in src/apis/classifieds/model/:
  * the schema and classified.types.ts, the TypeScript type of the bodies it accepts.
  *
  * The generator is strict on purpose: a notation it does not know, an enum list that differs between
@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BOUND_MARK, BOUND_NOTE } from '../src/apis/classifieds/schema/bounds.js';
+import { BOUND_MARK, BOUND_NOTE } from '../src/apis/classifieds/model/bounds.js';
 
 export interface FieldRow {
   path: string;
@@ -39,8 +39,8 @@ export type JsonSchema = { [keyword: string]: unknown };
 
 export const FIELDS_FILE = 'reference/caas-v4-fields.tsv';
 export const ENUMS_FILE = 'reference/caas-v4-enums.json';
-export const SCHEMA_FILE = 'src/apis/classifieds/schema/classified.schema.json';
-export const TYPES_FILE = 'src/apis/classifieds/schema/classified.types.ts';
+export const SCHEMA_FILE = 'src/apis/classifieds/model/classified.schema.json';
+export const TYPES_FILE = 'src/apis/classifieds/model/classified.types.ts';
 
 const COLUMNS = ['path', 'type', 'format_or_enum', 'constraints', 'required_in_parent', 'required_from_root', 'deprecated'];
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PROCESSING_STREAM as PROCESS_TASK } from '../../src/apis/classifieds/processing.js';
+import { PROCESSING_STREAM as PROCESS_TASK } from '../../src/apis/classifieds/jobs.js';
 import type { Measurement } from '../driver.js';
 import { acknowledgedRate } from '../fixedRate.js';
 import { ask } from '../ipc.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PROCESSING_STREAM as PROCESS_TASK } from '../../src/apis/classifieds/processing.js';
+import { PROCESSING_STREAM as PROCESS_TASK } from '../../src/apis/classifieds/jobs.js';
 import { WEBHOOKS_STREAM as DELIVER_WEBHOOK } from '../../src/platform/delivery/index.js';
 import type { Measurement } from '../driver.js';
 import { acknowledgedRate } from '../fixedRate.js';

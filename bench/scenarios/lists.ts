@@ -1,4 +1,4 @@
-import { encodeCursor } from '../../src/apis/classifieds/reads.js';
+import { encodeCursor } from '../../src/apis/classifieds/services/pages.js';
 import { classifiedJson } from '../body.js';
 import { CONNECTIONS, USER_AGENT, type Context, type Row, type Scenario } from './types.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { classifiedSchema } from '../../src/apis/classifieds/schema/classified.js';
+import { classifiedSchema } from '../../src/apis/classifieds/model/classified.js';
 import { REPO_ROOT, http, type TestServer, useServer } from '../helpers.js';
 
 type Node = Record<string, unknown>;

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ErrorObject } from 'ajv';
-import { classifiedSchema } from '../../src/apis/classifieds/schema/classified.js';
+import { classifiedSchema } from '../../src/apis/classifieds/model/classified.js';
 import {
   ENUMS_FILE,
   FIELDS_FILE,

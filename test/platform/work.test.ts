@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { retentionTask as classifiedRetention } from '../../src/apis/classifieds/retention.js';
+import { retentionTask as classifiedRetention } from '../../src/apis/classifieds/jobs.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createPool, type Pool } from '../../src/platform/db/pool.js';
 import { scheduleDelivery } from '../../src/platform/delivery/index.js';

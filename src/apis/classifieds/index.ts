@@ -1,28 +1,27 @@
-import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
+/* The classifieds ingestion API v4, served under /caas/v4 and /sandbox/caas/v4. */
 import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../../platform/module.js';
+import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
+import { processingStream, retentionTask } from './jobs.js';
+import { CLASSIFIED_SCHEMA_ID, classifiedSchema } from './model/classified.js';
+import { WEBHOOK_SOURCE } from './model/webhooks.js';
 import { classifiedsOpenApi } from './openapi.js';
-import { processingStream } from './processing.js';
-import { retentionTask } from './retention.js';
-import { readRoutes } from './routes/reads.js';
-import { CLASSIFIED_SCHEMA_ID } from './routes/shared.js';
+import { classifiedRoutes } from './routes/classifieds.js';
+import { statusRoutes } from './routes/statuses.js';
 import { webhookRoutes } from './routes/webhooks.js';
-import { writeRoutes } from './routes/writes.js';
-import { classifiedSchema } from './schema/classified.js';
-import { removeGone, SOURCE, subscriptionStates } from './webhooks.js';
+import { removeGone, subscriptionStates } from './services/webhooks.js';
 
-/** Classifieds ingestion v4, served under /caas/v4 and /sandbox/caas/v4. */
 export const classifiedsApi: ApiModule = {
   api: apiById('caas'),
   schemas: [{ ...classifiedSchema, $id: CLASSIFIED_SCHEMA_ID }],
   streams: [processingStream],
   tasks: [retentionTask],
   sealedColumns: [{ table: 'caas_webhook_subscriptions', column: 'secret', key: 'subscription_id', purpose: () => WEBHOOK_SECRET }],
-  deliverySources: { [SOURCE]: { onGone: (client, subscriptionId) => removeGone(client, subscriptionId), subscriptionStates } },
+  deliverySources: { [WEBHOOK_SOURCE]: { onGone: (client, subscriptionId) => removeGone(client, subscriptionId), subscriptionStates } },
   openApiDocument: classifiedsOpenApi,
   async routes(app, deps) {
-    await writeRoutes(app, deps);
-    await readRoutes(app, deps);
+    await classifiedRoutes(app, deps);
+    await statusRoutes(app, deps);
     await webhookRoutes(app, deps);
   },
 };

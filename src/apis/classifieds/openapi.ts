@@ -8,12 +8,12 @@
  * longer has throws, so a new reference version cannot be overlaid half-understood.
  */
 import reference from '../../../reference/caas-v4-openapi.facts.json' with { type: 'json' };
-import { MAX_PAGE_SIZE } from './reads.js';
-import { SCOPES } from './routes/shared.js';
-import { subscriptionBody } from './routes/webhooks.js';
-import { BOUND_MARK } from './schema/bounds.js';
-import { classifiedSchema } from './schema/classified.js';
-import { STAGES } from './statuses.js';
+import { BOUND_MARK, BOUND_NOTE } from './model/bounds.js';
+import { classifiedSchema } from './model/classified.js';
+import { MAX_PAGE_SIZE } from './model/pages.js';
+import { SCOPES } from './model/scopes.js';
+import { STAGES } from './model/statuses.js';
+import { STATUS_FILTER_MAX_ITEMS, SubscriptionSecret, URL_MAX_LENGTH } from './model/webhooks.js';
 
 export const EXTENSION_MARK = 'x-immogate-extension';
 /** What immogate answers problems with; the real document names `application/json+problem`. */
@@ -182,12 +182,11 @@ function overlayProblemTypes(document: Node): void {
 function overlaySchemas(document: Node): void {
   const schemas = at(document, '/components/schemas');
   const webhook = at(schemas, '/Webhook/properties');
-  const ourWebhook = subscriptionBody.properties;
-  add(webhook, 'secret', { ...ourWebhook.secret });
-  extend(at(webhook, '/url'), { maxLength: ourWebhook.url.maxLength });
+  add(webhook, 'secret', { ...SubscriptionSecret });
+  extend(at(webhook, '/url'), { maxLength: URL_MAX_LENGTH });
   const statuses = at(webhook, '/statuses');
-  extend(statuses, { maxItems: ourWebhook.statuses.maxItems });
-  statuses[BOUND_MARK] = ourWebhook.statuses[BOUND_MARK];
+  extend(statuses, { maxItems: STATUS_FILTER_MAX_ITEMS });
+  statuses[BOUND_MARK] = BOUND_NOTE;
 
   const status = at(schemas, '/ClassifiedStatus/properties');
   add(status, 'stage', {

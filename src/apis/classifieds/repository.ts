@@ -1,17 +1,96 @@
-import type pg from 'pg';
-import type { Statement } from '../../platform/db/pool.js';
-import { recordStatuses, statusInput } from './statuses.js';
-
-/**
- * The statements of the classifieds tables. The request-path ones run inside withTenant or
- * tenantTransaction, so row-level security already confines them to the caller's environment
- * and agency; the processing ones run as the owner, for every agency.
+/*
+ * All the SQL of the classifieds API, with the row types its statements answer.
+ *
+ * The request-path statements run inside withTenant or tenantTransaction, so row-level security
+ * already confines them to the caller's environment and agency; the processing ones run as the
+ * owner, for every agency.
  *
  * A revision's payload is stored once: the latest POST or PUT of a classified has none of its
  * own (NULL) and reads the classified's, which is the same; a PUT that replaces the classified's
  * payload first gives that revision its copy. A payload so costs one write instead of two (a
  * third of a POST's WAL, measured).
  */
+import type pg from 'pg';
+import type { Statement } from '../../platform/db/pool.js';
+import { onlyRow } from '../../platform/db/pool.js';
+import { tenantTransaction, type Tenant } from '../../platform/db/tenant.js';
+import { deliveriesCte } from '../../platform/delivery/index.js';
+import type { QueueDepth } from '../../platform/work/stream.js';
+import { sweep } from '../../platform/work/sweep.js';
+import type { Classified } from './model/classified.js';
+import { stageOf, type NewStatus, type Operation, type StatusItem } from './model/statuses.js';
+import { WEBHOOK_SOURCE } from './model/webhooks.js';
+
+// ---- statuses: recorded with their webhooks ----
+
+/** The columns of a status to record, as the statements below read them from JSON (jsonb_to_recordset). */
+const STATUS_COLUMNS = `ord integer, classified_id uuid, environment text, agency_id text, revision integer, status text, sub_status text,
+  sub_status_details text, message text, stage text, portals text[], media_statuses jsonb, received_at timestamptz`;
+
+/** Statuses as the JSON parameter that statusInput() reads; their order is the order they are recorded in. */
+function statusesJson(statuses: readonly NewStatus[]): string {
+  return JSON.stringify(
+    statuses.map((status, ord) => ({
+      ord,
+      classified_id: status.classifiedId,
+      environment: status.environment,
+      agency_id: status.agencyId,
+      revision: status.revision,
+      status: status.status,
+      sub_status: status.subStatus ?? null,
+      sub_status_details: status.subStatusDetails ?? null,
+      message: status.message,
+      stage: stageOf(status.status),
+      portals: status.portals,
+      media_statuses: status.mediaStatuses ?? null,
+      received_at: status.receivedAt ?? null,
+    })),
+  );
+}
+
+/** SQL text of a CTE, `name`, with the statuses of the JSON parameter `param` (see statusesJson). */
+function statusInput(name: string, param: string): string {
+  return `${name} AS (SELECT * FROM jsonb_to_recordset(${param}::jsonb) AS i (${STATUS_COLUMNS}))`;
+}
+
+/**
+ * SQL text of the CTEs that record the statuses of the CTE `source` (the columns of statusInput)
+ * and schedule their status webhooks, in the statement of the write or the processing step they
+ * belong to. A status is recorded once: one met again (a job run again after a crash) is left as
+ * it is and sends nothing. Each is posted to every subscription of its offerer and environment
+ * whose filter wants it (a filter on CREATED or UPDATED takes their _WITH_MEDIA_ERROR forms too).
+ */
+function recordStatuses(source: string): string {
+  return `
+  inserted_statuses AS (
+    INSERT INTO classified_statuses AS s
+           (status_id, classified_id, environment, agency_id, revision, status, sub_status, sub_status_details, message, stage, portals, media_statuses)
+    SELECT gen_random_uuid(), classified_id, environment, agency_id, revision, status, sub_status, sub_status_details, message, stage, portals, media_statuses
+      FROM ${source} ORDER BY ord
+    ON CONFLICT (classified_id, revision, status) DO NOTHING
+    RETURNING s),
+  status_recipients AS (
+    SELECT '${WEBHOOK_SOURCE}' AS source, (i.s).environment, (i.s).agency_id, w.subscription_id::text AS subscription_id,
+           w.url || '/classifieds/' || (i.s).classified_id || '/statuses' AS url,
+           immogate_caas_status_item(i.s, coalesce(src.received_at, now())) AS payload, w.secret, NULL::text AS secret_header,
+           '{}'::jsonb AS headers
+      FROM inserted_statuses i
+      JOIN ${source} src ON src.classified_id = (i.s).classified_id AND src.revision = (i.s).revision AND src.status = (i.s).status
+      JOIN caas_webhook_subscriptions w ON w.environment = (i.s).environment AND w.agency_id = (i.s).agency_id
+     WHERE w.statuses IS NULL OR (i.s).status = ANY (w.statuses) OR regexp_replace((i.s).status, '_WITH_MEDIA_ERROR$', '') = ANY (w.statuses)),
+  ${deliveriesCte('status_deliveries', 'status_recipients')}`;
+}
+
+/** Records statuses (in their order) and schedules their webhooks: what processing reached. */
+export function recordStatusesStatement(statuses: readonly NewStatus[]): Statement {
+  return {
+    name: 'caas.record_statuses',
+    text: `WITH ${statusInput('recorded', '$1')}, ${recordStatuses('recorded')} SELECT 1`,
+    values: [statusesJson(statuses)],
+  };
+}
+
+// ---- writes: POST, PUT, DELETE ----
 
 export interface MediaOwner {
   url: string;
@@ -19,12 +98,11 @@ export interface MediaOwner {
   classified_id: string;
 }
 
-/** One classified to create, as the create statement reads it (jsonb_to_recordset). */
+/** One classified to create: its id, and its payload as the JSON text it came as (put in as it is, not serialised again). */
 export interface NewClassified {
-  n: number;
   id: string;
-  offerer_estate_id: string;
-  payload: unknown;
+  offererEstateId: string;
+  json: string;
 }
 
 /** Per classified of a create: created, or what it collided with. */
@@ -44,11 +122,22 @@ export interface CreateOutcome {
  * being written, not even as an aborted row: media URLs are looked up first, offererEstateIds by
  * the unique index itself (ON CONFLICT DO NOTHING checks it before inserting). The caller sends
  * no two classifieds that collide with each other in one statement. $1 environment, $2 agency,
- * $3 the classifieds (NewClassified[]), $4 their RECEIVED statuses (statusesJson, one per
- * classified, in the same order). Per classified: created, or what it collided with; neither
- * means a concurrent write took its offererEstateId first (not visible to this statement).
+ * $3 the classifieds (n, their index, id, offerer_estate_id, payload), $4 their RECEIVED
+ * statuses (one per classified, in the same order). Per classified (createOutcomes): created, or
+ * what it collided with; neither means a concurrent write took its offererEstateId first (not
+ * visible to this statement).
  */
-export function createClassifieds(environment: string, agencyId: string, classifieds: string, received: string): Statement {
+export function createClassifieds(
+  environment: string,
+  agencyId: string,
+  classifieds: readonly NewClassified[],
+  received: readonly NewStatus[],
+): Statement {
+  // The payloads' JSON is put in as it came, not serialised again.
+  const input = classifieds.map(
+    (classified, n) =>
+      `{"n":${n},"id":"${classified.id}","offerer_estate_id":${JSON.stringify(classified.offererEstateId)},"payload":${classified.json}}`,
+  );
   return {
     name: 'caas.create_classifieds',
     text: `
@@ -100,8 +189,13 @@ export function createClassifieds(environment: string, agencyId: string, classif
            te.classified_id AS taken_by, tm.url AS media_url, tm.media_id, tm.classified_id AS media_owner
       FROM input i LEFT JOIN taken_estate te ON te.n = i.n LEFT JOIN taken_media tm ON tm.n = i.n
      ORDER BY i.n`,
-    values: [environment, agencyId, classifieds, received],
+    values: [environment, agencyId, `[${input.join(',')}]`, statusesJson(received)],
   };
+}
+
+/** The outcomes of a createClassifieds statement, as it selects them. */
+export function createOutcomes(result: pg.QueryResult): CreateOutcome[] {
+  return result.rows;
 }
 
 export interface CurrentRow {
@@ -171,7 +265,7 @@ export async function findMediaOfOthers(client: pg.ClientBase, urls: string[], c
  * are dropped with their download outcome, new ones get a mediaId, kept ones keep theirs and are
  * not fetched again), the processing queue (a row may be there already, for an earlier revision
  * not processed yet) and the RECEIVED status with its webhooks. The revision whose payload was
- * the classified's until now gets its copy (see above). $8 statuses (statusesJson).
+ * the classified's until now gets its copy (see above).
  */
 export function updateClassified(row: {
   id: string;
@@ -181,7 +275,7 @@ export function updateClassified(row: {
   offererEstateId: string;
   payload: string;
   urls: readonly string[];
-  received: string;
+  received: NewStatus;
 }): Statement {
   return {
     name: 'caas.update_classified',
@@ -205,7 +299,7 @@ export function updateClassified(row: {
     ${statusInput('received', '$8')},
     ${recordStatuses('received')}
     SELECT 1`,
-    values: [row.id, row.environment, row.agencyId, row.revision, row.offererEstateId, row.payload, row.urls, row.received],
+    values: [row.id, row.environment, row.agencyId, row.revision, row.offererEstateId, row.payload, row.urls, statusesJson([row.received])],
   };
 }
 
@@ -213,7 +307,13 @@ export function updateClassified(row: {
  * A PUT equal to the current payload: acknowledged as a revision that needs no processing, with
  * its statuses (RECEIVED, then UPDATED) recorded, and their webhooks scheduled, at once.
  */
-export function recordUnchanged(row: { id: string; environment: string; agencyId: string; revision: number; statuses: string }): Statement {
+export function recordUnchanged(row: {
+  id: string;
+  environment: string;
+  agencyId: string;
+  revision: number;
+  statuses: readonly NewStatus[];
+}): Statement {
   return {
     name: 'caas.record_unchanged',
     text: `
@@ -224,12 +324,18 @@ export function recordUnchanged(row: { id: string; environment: string; agencyId
     ${statusInput('recorded', '$5')},
     ${recordStatuses('recorded')}
     SELECT 1`,
-    values: [row.id, row.environment, row.agencyId, row.revision, row.statuses],
+    values: [row.id, row.environment, row.agencyId, row.revision, statusesJson(row.statuses)],
   };
 }
 
 /** A DELETE: the classified still reads until processing records DELETED. */
-export function requestDelete(row: { id: string; environment: string; agencyId: string; revision: number; received: string }): Statement {
+export function requestDelete(row: {
+  id: string;
+  environment: string;
+  agencyId: string;
+  revision: number;
+  received: NewStatus;
+}): Statement {
   return {
     name: 'caas.request_delete',
     text: `
@@ -241,6 +347,374 @@ export function requestDelete(row: { id: string; environment: string; agencyId: 
     ${statusInput('received', '$5')},
     ${recordStatuses('received')}
     SELECT 1`,
-    values: [row.id, row.environment, row.agencyId, row.revision, row.received],
+    values: [row.id, row.environment, row.agencyId, row.revision, statusesJson([row.received])],
   };
+}
+
+// ---- reads ----
+
+/** A row of a keyset page: its `seq` (where the next page starts below) and its item. */
+export interface PageRow<T> {
+  seq: number;
+  item: T;
+}
+
+/**
+ * Live classifieds (a DELETE not yet processed still lists), newest first, below the seq `before`
+ * if given, each as JSON text of its payload plus `classifiedId`: the payloads are large and stored
+ * as JSON already, so the caller splices the database's text into the response instead of parsing
+ * and re-serialising them.
+ */
+export async function listClassifieds(
+  pool: pg.Pool,
+  tenant: Tenant,
+  query: { before: number | undefined; offererEstateId: string | undefined; rows: number },
+): Promise<PageRow<string>[]> {
+  // NULL leaves a condition out. Unnamed, so planned with the values at hand: the planner drops
+  // the conditions left out and walks the index from the cursor (a generic plan could not).
+  const [result] = await tenantTransaction(pool, tenant, [
+    {
+      text: `SELECT seq, (payload || jsonb_build_object('classifiedId', id))::text AS item
+               FROM classifieds
+              WHERE deleted_at IS NULL AND ($1::bigint IS NULL OR seq < $1) AND ($2::text IS NULL OR offerer_estate_id = $2)
+              ORDER BY seq DESC LIMIT $3`,
+      values: [query.before ?? null, query.offererEstateId ?? null, query.rows],
+    },
+  ]);
+  return result.rows;
+}
+
+/** A live classified's revision, and its JSON text (payload plus `classifiedId`) unless the revision is one of `ifNoneMatch`'s tags (or `*`). */
+export async function readClassified(
+  pool: pg.Pool,
+  tenant: Tenant,
+  id: string,
+  ifNoneMatch: readonly string[],
+): Promise<{ revision: number; item: string | null } | undefined> {
+  const [result] = await tenantTransaction(pool, tenant, [
+    {
+      name: 'caas.read_classified',
+      text: `SELECT revision,
+                    CASE WHEN '"' || revision || '"' = ANY($2::text[]) OR '*' = ANY($2::text[]) THEN NULL
+                         ELSE (payload || jsonb_build_object('classifiedId', id))::text END AS item
+               FROM classifieds WHERE id = $1 AND deleted_at IS NULL`,
+      values: [id, ifNoneMatch],
+    },
+  ]);
+  return result.rows[0];
+}
+
+/**
+ * A classified's statuses, newest first, below the seq `before` if given, with whether the
+ * classified exists (a DELETED one does: its statuses stay readable).
+ */
+export async function listStatuses(
+  pool: pg.Pool,
+  tenant: Tenant,
+  id: string,
+  query: {
+    before: number | undefined;
+    statuses: readonly string[] | undefined;
+    portals: readonly string[] | undefined;
+    latest: boolean;
+    rows: number;
+  },
+): Promise<{ rows: PageRow<StatusItem>[]; known: boolean }> {
+  const [page, known] = await tenantTransaction(pool, tenant, [
+    {
+      // NULL leaves a condition out; unnamed for the same reason as listClassifieds' statement.
+      text: `SELECT s.seq, immogate_caas_status_item(s, r.received_at) AS item
+               FROM classified_statuses s JOIN classified_revisions r ON r.classified_id = s.classified_id AND r.revision = s.revision
+              WHERE s.classified_id = $1
+                AND ($2::bigint IS NULL OR s.seq < $2)
+                AND ($3::text[] IS NULL OR s.status = ANY($3))
+                AND ($4::text[] IS NULL OR s.portals && $4)
+                AND (NOT $5 OR s.revision = (SELECT c.revision FROM classifieds c WHERE c.id = $1))
+              ORDER BY s.seq DESC LIMIT $6`,
+      values: [id, query.before ?? null, query.statuses ?? null, query.portals ?? null, query.latest, query.rows],
+    },
+    // An empty page is an unknown classified (404) or filters that matched nothing.
+    { name: 'caas.classified_exists', text: 'SELECT 1 FROM classifieds WHERE id = $1', values: [id] },
+  ]);
+  return { rows: page.rows, known: known.rowCount !== 0 };
+}
+
+// ---- webhook subscriptions ----
+
+/**
+ * Creates or replaces the client's subscription (one per client, offerer and environment): a
+ * replacement keeps its subscription_id, and its secret unless `secretGiven`.
+ */
+export async function upsertSubscription(
+  client: pg.ClientBase,
+  tenant: Tenant,
+  subscription: { subscriptionId: string; url: string; statuses: string[] | null; sealedSecret: string; secretGiven: boolean },
+): Promise<{ subscription_id: string; secret: string }> {
+  const { rows } = await client.query<{ subscription_id: string; secret: string }>(
+    `INSERT INTO caas_webhook_subscriptions (environment, agency_id, client_id, subscription_id, url, statuses, secret)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (environment, agency_id, client_id) DO UPDATE
+       SET url = EXCLUDED.url, statuses = EXCLUDED.statuses,
+           secret = CASE WHEN $8 THEN EXCLUDED.secret ELSE caas_webhook_subscriptions.secret END, updated_at = now()
+     RETURNING subscription_id, secret`,
+    [
+      tenant.environment,
+      tenant.agencyId,
+      tenant.clientId,
+      subscription.subscriptionId,
+      subscription.url,
+      subscription.statuses,
+      subscription.sealedSecret,
+      subscription.secretGiven,
+    ],
+  );
+  return onlyRow(rows);
+}
+
+/** The undelivered statuses of a subscription, each re-aimed at its classified's path under `url` (as recordStatuses builds it). */
+export async function retargetStatusDeliveries(client: pg.ClientBase, subscriptionId: string, url: string): Promise<void> {
+  await client.query(
+    `UPDATE webhook_deliveries SET url = $3 || '/classifieds/' || (payload ->> 'classifiedId') || '/statuses'
+      WHERE source = $1 AND subscription_id = $2 AND state IN ('PENDING', 'FAILED')`,
+    [WEBHOOK_SOURCE, subscriptionId, url],
+  );
+}
+
+/** Removes the client's subscription (row-level security confines it to the tenant's); its id, if it had one. */
+export async function deleteSubscription(client: pg.ClientBase, clientId: string): Promise<string | undefined> {
+  const { rows } = await client.query<{ subscription_id: string }>(
+    'DELETE FROM caas_webhook_subscriptions WHERE client_id = $1 RETURNING subscription_id',
+    [clientId],
+  );
+  return rows[0]?.subscription_id;
+}
+
+export async function removeSubscription(client: pg.ClientBase, subscriptionId: string): Promise<void> {
+  await client.query('DELETE FROM caas_webhook_subscriptions WHERE subscription_id = $1', [subscriptionId]);
+}
+
+/**
+ * Those of `subscriptionIds` that exist. Only a deletion matters, so FOR KEY SHARE: a PUT
+ * replacing url or secret meanwhile is not held up, and re-aims the queued deliveries whenever it
+ * commits.
+ */
+export async function existingSubscriptions(client: pg.ClientBase, subscriptionIds: readonly string[]): Promise<string[]> {
+  const { rows } = await client.query<{ subscription_id: string }>(
+    'SELECT subscription_id FROM caas_webhook_subscriptions WHERE subscription_id::text = ANY($1::text[]) FOR KEY SHARE',
+    [subscriptionIds],
+  );
+  return rows.map((row) => row.subscription_id);
+}
+
+// ---- processing: the queue of classifieds with revisions to process ----
+
+/** A revision acknowledged and not processed yet; a DELETE has no payload, a POST or PUT has its own. */
+export type PendingRevision = {
+  revision: number;
+  environment: string;
+  agency_id: string;
+  /** As PostgreSQL wrote it (microseconds): it goes back into the statuses' creationDate. */
+  received_at: string;
+} & ({ operation: 'DELETE'; payload: null } | { operation: Exclude<Operation, 'DELETE'>; payload: Classified });
+
+/** What a download found: CREATED, or why the media cannot be used. */
+export type FetchStatus = 'CREATED' | 'DOWNLOADING_FAILED' | 'CREATING_FAILED';
+
+/** A media URL registered for the classified (its latest revision's), with its download outcome if fetched. */
+export interface KnownMedia {
+  url: string;
+  fetch_status: FetchStatus | null;
+  fetch_error: string | null;
+  fetched_revision: number | null;
+}
+
+/** A claimed classified with what it has to process. */
+export interface ClaimedClassified {
+  classified_id: string;
+  attempts: number;
+  revisions: PendingRevision[];
+  media: KnownMedia[];
+  current_portals: string[];
+}
+
+/** The pending revisions of classifieds and their registered media, for the claim and for a second look. */
+const PENDING_WORK = `
+  SELECT c.classified_id, c.attempts,
+         coalesce((SELECT json_agg(r ORDER BY r.revision) FROM (
+                     -- The latest POST or PUT has no payload of its own: it is the classified's (see the top of this file).
+                     SELECT r.revision, r.environment, r.agency_id, r.operation, r.received_at,
+                            CASE WHEN r.operation = 'DELETE' THEN NULL
+                                 ELSE coalesce(r.payload, (SELECT payload FROM classifieds WHERE id = c.classified_id)) END AS payload
+                       FROM classified_revisions r
+                      WHERE r.classified_id = c.classified_id AND r.processed_at IS NULL) r), '[]') AS revisions,
+         coalesce((SELECT json_agg(m) FROM (
+                     SELECT url, fetch_status, fetch_error, fetched_revision FROM classified_media WHERE classified_id = c.classified_id) m), '[]') AS media,
+         ARRAY(SELECT jsonb_array_elements_text(payload -> 'portals') FROM classifieds WHERE id = c.classified_id) AS current_portals`;
+
+/** Up to `limit` due classifieds, leased to `workerId` for `leaseSeconds`, with their work. */
+export async function claimClassifieds(pool: pg.Pool, workerId: string, leaseSeconds: number, limit: number): Promise<ClaimedClassified[]> {
+  const { rows } = await pool.query<ClaimedClassified>({
+    name: 'caas.claim',
+    text: `
+    WITH due AS (
+      SELECT classified_id FROM caas_processing_queue WHERE due_at <= now() ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+    claimed AS (
+      UPDATE caas_processing_queue q SET due_at = now() + make_interval(secs => $2), claimed_by = $1, attempts = q.attempts + 1
+        FROM due WHERE q.classified_id = due.classified_id
+      RETURNING q.classified_id, q.attempts)
+    ${PENDING_WORK} FROM claimed c`,
+    values: [workerId, leaseSeconds, limit],
+  });
+  return rows;
+}
+
+/** The same, again, for a classified `workerId` still holds (revisions acknowledged while it worked). */
+export async function reloadClaimed(pool: pg.Pool, classifiedId: string, workerId: string): Promise<ClaimedClassified | undefined> {
+  const { rows } = await pool.query<ClaimedClassified>({
+    name: 'caas.reload',
+    text: `${PENDING_WORK} FROM caas_processing_queue c WHERE c.classified_id = $1 AND c.claimed_by = $2`,
+    values: [classifiedId, workerId],
+  });
+  return rows[0];
+}
+
+export async function renewClaims(pool: pg.Pool, workerId: string, leaseSeconds: number, classifiedIds: readonly string[]): Promise<void> {
+  await pool.query({
+    name: 'caas.renew',
+    text: 'UPDATE caas_processing_queue SET due_at = now() + make_interval(secs => $2) WHERE classified_id = ANY($3::uuid[]) AND claimed_by = $1',
+    values: [workerId, leaseSeconds, classifiedIds],
+  });
+}
+
+/** Gives a claimed classified back, due again in `delaySeconds`, with the error its run ended in (if any). */
+export async function giveBack(
+  pool: pg.Pool,
+  classifiedId: string,
+  workerId: string,
+  delaySeconds: number,
+  error: string | null,
+): Promise<void> {
+  await pool.query(
+    `UPDATE caas_processing_queue SET due_at = now() + make_interval(secs => $3), claimed_by = NULL, last_error = $4
+      WHERE classified_id = $1 AND claimed_by = $2`,
+    [classifiedId, workerId, delaySeconds, error],
+  );
+}
+
+export async function nextDue(pool: pg.Pool): Promise<Date | undefined> {
+  const { rows } = await pool.query<{ at: Date | null }>({
+    name: 'caas.next_due',
+    text: 'SELECT min(due_at) AS at FROM caas_processing_queue',
+  });
+  return rows[0]?.at ?? undefined;
+}
+
+export async function queueDepth(pool: pg.Pool): Promise<QueueDepth> {
+  const { rows } = await pool.query<QueueDepth>(
+    `SELECT count(*) FILTER (WHERE due_at <= now()) AS ready,
+            count(*) FILTER (WHERE due_at > now() AND claimed_by IS NULL) AS scheduled,
+            count(*) FILTER (WHERE due_at > now() AND claimed_by IS NOT NULL) AS locked
+       FROM caas_processing_queue`,
+  );
+  return onlyRow(rows);
+}
+
+// ---- processing writes, each statement for a group of classifieds ----
+//
+// Every statement joining the JSON or arrays of a group with a large table also names its keys
+// with `= ANY (...)`: the planner, estimating such input at a hundred rows, would otherwise scan
+// the table; the array condition gives it the index.
+
+/** Gone for reads and rules from now on; its offererEstateId and media URLs are free again. */
+export function markDeleted(classifiedIds: readonly string[]): Statement[] {
+  return [
+    { name: 'caas.mark_deleted', text: 'UPDATE classifieds SET deleted_at = now() WHERE id = ANY($1::uuid[])', values: [classifiedIds] },
+    { name: 'caas.drop_media', text: 'DELETE FROM classified_media WHERE classified_id = ANY($1::uuid[])', values: [classifiedIds] },
+  ];
+}
+
+/** What downloading one media of a revision found. */
+export interface MediaOutcome {
+  url: string;
+  status: FetchStatus;
+  contentType: string | null;
+  sizeBytes: number | null;
+  error: string | null;
+}
+
+/** Keeps the download outcomes on their classified_media rows. */
+export function recordMedia(outcomes: readonly (MediaOutcome & { classifiedId: string; revision: number })[]): Statement {
+  const json = JSON.stringify(
+    outcomes.map((o) => ({
+      classified_id: o.classifiedId,
+      revision: o.revision,
+      url: o.url,
+      status: o.status,
+      content_type: o.contentType,
+      size_bytes: o.sizeBytes,
+      error: o.error,
+    })),
+  );
+  return {
+    name: 'caas.record_media',
+    text: `UPDATE classified_media m
+              SET fetch_status = o.status, content_type = o.content_type, size_bytes = o.size_bytes, fetch_error = o.error,
+                  fetched_at = now(), fetched_revision = o.revision
+             FROM jsonb_to_recordset($1::jsonb) AS o (classified_id uuid, revision integer, url text, status text, content_type text, size_bytes bigint, error text)
+            WHERE m.classified_id = ANY ($2::uuid[]) AND m.classified_id = o.classified_id AND m.url = o.url`,
+    values: [json, [...new Set(outcomes.map((o) => o.classifiedId))]],
+  };
+}
+
+/** Marks revisions processed: the n-th of `classifiedIds` with the n-th of `revisions`. */
+export function markProcessed(classifiedIds: readonly string[], revisions: readonly number[]): Statement {
+  return {
+    name: 'caas.processed',
+    text: `UPDATE classified_revisions r SET processed_at = now()
+             FROM unnest($1::uuid[], $2::integer[]) AS p (classified_id, revision)
+            WHERE r.classified_id = ANY ($1::uuid[]) AND r.classified_id = p.classified_id AND r.revision = p.revision`,
+    values: [classifiedIds, revisions],
+  };
+}
+
+/**
+ * Ends the work of classifieds with nothing left pending, each if its worker (the n-th of
+ * `workers`) still holds it: the lock of their rows, then the end, whose result finishedIds reads.
+ */
+export function finishWork(classifiedIds: readonly string[], workers: readonly string[]): [lock: Statement, finish: Statement] {
+  return [
+    // In one order for every transaction that takes several of these locks: no deadlock between them.
+    {
+      name: 'caas.lock_for_finish',
+      text: 'SELECT 1 FROM classifieds WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
+      values: [classifiedIds],
+    },
+    {
+      name: 'caas.finish',
+      text: `DELETE FROM caas_processing_queue q
+               USING unnest($1::uuid[], $2::uuid[]) AS f (classified_id, worker)
+              WHERE q.classified_id = ANY ($1::uuid[]) AND q.classified_id = f.classified_id AND q.claimed_by = f.worker
+                AND NOT EXISTS (SELECT 1 FROM classified_revisions r WHERE r.classified_id = f.classified_id AND r.processed_at IS NULL)
+             RETURNING q.classified_id`,
+      values: [classifiedIds, workers],
+    },
+  ];
+}
+
+/** The classifieds whose work the finish statement of finishWork ended. */
+export function finishedIds(result: pg.QueryResult | undefined): string[] {
+  return (result?.rows ?? []).map((row: { classified_id: string }) => row.classified_id);
+}
+
+// ---- retention ----
+
+/** Deletes, in batches, the classifieds DELETED more than `days` ago, with their statuses and revisions; how many went. */
+export function removeExpiredDeleted(pool: pg.Pool, days: number, signal: AbortSignal): Promise<number> {
+  return sweep(
+    pool,
+    `DELETE FROM classifieds WHERE id IN (
+       SELECT id FROM classifieds WHERE deleted_at < now() - make_interval(days => $2) LIMIT $1)`,
+    [days],
+    signal,
+  );
 }

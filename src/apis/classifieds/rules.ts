@@ -1,12 +1,12 @@
-import type { Classified, MultiLingualText } from './schema/classified.js';
-import type { Portal } from './statuses.js';
-
-/**
+/*
  * The business and technical rules the worker applies to a classified (the format was checked
  * when the write was received). A rule answers, for one classified, the violations it finds;
  * portal rules apply only to the portals they name, so a classified can be accepted on one
  * portal and rejected on another.
  */
+import type { Classified, MultiLingualText } from './model/classified.js';
+import type { Portal } from './model/statuses.js';
+
 export interface Violation {
   rule: string;
   field: string;
@@ -134,7 +134,7 @@ export function applyRules(classified: Classified): RuleOutcome {
   const accepted: string[] = [];
   const rejected: RuleOutcome['rejected'] = [];
   for (const portal of classified.portals) {
-    const violations = [...technical, ...RULES.filter((rule) => rule.portals?.includes(portal as Portal)).flatMap(violationsOf)];
+    const violations = [...technical, ...RULES.filter((rule) => rule.portals?.includes(portal)).flatMap(violationsOf)];
     if (violations.length === 0) accepted.push(portal);
     else rejected.push({ portal, violations });
   }

@@ -1,14 +1,16 @@
-import { OutboundError, sharedOutbound, type Outbound } from '../../platform/delivery/index.js';
-import type { WorkContext } from '../../platform/work/stream.js';
-import type { MediaStatus, MediaStatusItem } from './statuses.js';
-
-/**
+/*
  * Media of a processed revision. A URL new to the classified is downloaded (bounded in time and
  * size, addresses checked against SSRF by the outbound client) and the outcomes are kept on
  * their classified_media rows with the revision's outcome: a later revision that keeps a URL
  * reuses its outcome, and processing that runs again after a crash fetches again only what the
  * crashed run had not recorded.
  */
+import { OutboundError, sharedOutbound, type Outbound } from '../../../platform/delivery/index.js';
+import type { WorkContext } from '../../../platform/work/stream.js';
+import type { MediaStatusItem } from '../model/statuses.js';
+import type { KnownMedia, MediaOutcome } from '../repository.js';
+
+/** A media of a classified, as far as its download is concerned. */
 export interface MediaItem {
   url: string;
   mediaType: string;
@@ -26,12 +28,7 @@ const ACCEPTED_TYPES: Record<string, (contentType: string) => boolean> = {
     type === 'text/html' || type === 'application/xhtml+xml' || type.startsWith('image/') || type.startsWith('video/'),
 };
 
-interface Outcome {
-  status: 'CREATED' | 'DOWNLOADING_FAILED' | 'CREATING_FAILED';
-  contentType: string | null;
-  sizeBytes: number | null;
-  error: string | null;
-}
+type Outcome = Omit<MediaOutcome, 'url'>;
 
 async function download(outbound: Outbound, item: MediaItem, signal: AbortSignal): Promise<Outcome> {
   let response: Awaited<ReturnType<Outbound['request']>>;
@@ -58,33 +55,6 @@ async function download(outbound: Outbound, item: MediaItem, signal: AbortSignal
     };
   }
   return { status: 'CREATED', contentType, sizeBytes: response.size, error: null };
-}
-
-/** A media URL registered for the classified (its latest revision's), with its download outcome if fetched. */
-export interface KnownMedia {
-  url: string;
-  fetch_status: Outcome['status'] | null;
-  fetch_error: string | null;
-  fetched_revision: number | null;
-}
-
-export interface MediaOutcome extends Outcome {
-  url: string;
-}
-
-/** Outcomes as the JSON parameter of the statement that records them (outcomes.ts). */
-export function mediaOutcomesJson(outcomes: readonly (MediaOutcome & { classifiedId: string; revision: number })[]): string {
-  return JSON.stringify(
-    outcomes.map((o) => ({
-      classified_id: o.classifiedId,
-      revision: o.revision,
-      url: o.url,
-      status: o.status,
-      content_type: o.contentType,
-      size_bytes: o.sizeBytes,
-      error: o.error,
-    })),
-  );
 }
 
 export interface MediaPlan {
@@ -121,8 +91,9 @@ export function mediaStatuses(wanted: readonly MediaItem[], known: readonly Know
   return wanted.map((item) => {
     const row = byUrl.get(item.url);
     if (!row) throw new Error(`media ${item.url} is not among the known media of revision ${revision}`);
+    if (row.fetch_status === null) throw new Error(`media ${item.url} of revision ${revision} was not downloaded`);
     const keptFromEarlier = row.fetched_revision !== revision;
-    const status = row.fetch_status === 'CREATED' && keptFromEarlier ? 'UPDATED' : (row.fetch_status as MediaStatus);
+    const status = row.fetch_status === 'CREATED' && keptFromEarlier ? 'UPDATED' : row.fetch_status;
     return row.fetch_error === null ? { url: item.url, status } : { url: item.url, status, reason: row.fetch_error };
   });
 }
@@ -136,9 +107,10 @@ const DOWNLOADS_AT_ONCE = 4;
 /** `fn` over `items`, at most `limit` at a time; results in the order of `items`. */
 async function inParallel<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
-  let next = 0;
+  // One iterator shared by the lanes: each takes the next item when it is free.
+  const queue = items.entries();
   const lane = async (): Promise<void> => {
-    for (let index = next++; index < items.length; index = next++) results[index] = await fn(items[index] as T);
+    for (const [index, item] of queue) results[index] = await fn(item);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   return results;

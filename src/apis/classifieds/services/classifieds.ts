@@ -1,26 +1,37 @@
+/*
+ * The classifieds: their writes and reads.
+ *
+ * The write path: each POST, PUT and DELETE is one transaction that stores the new revision, its
+ * RECEIVED status (with its webhooks) and its classified's row in the processing queue, so the
+ * 202 is sent only for a write that can no longer be lost. The worker processes a classified's
+ * revisions in the order they were acknowledged (services/processing.ts).
+ *
+ * The reads run inside tenantTransaction, so row-level security confines them to the caller's
+ * environment and offerer: another offerer's classified, or one of the other environment, is
+ * simply not there (404, the same as an unknown id).
+ */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { Batcher, eachAlone, settledAt } from '../../platform/db/batcher.js';
-import { execute, transaction, type Statement } from '../../platform/db/pool.js';
-import { confineTo, withTenant, type Tenant } from '../../platform/db/tenant.js';
-import { entityTags } from '../../platform/http/etags.js';
-import { Problem, badRequest } from '../../platform/http/problems.js';
-import { classifiedNotFound } from './problems.js';
-import type { Classified } from './schema/classified.js';
-import * as repository from './repository.js';
-import { statusesJson, type NewStatus, type Operation } from './statuses.js';
-import { getOrMake } from '../../platform/memo.js';
+import { Batcher, eachAlone, settledAt } from '../../../platform/db/batcher.js';
+import { execute, transaction, type Statement } from '../../../platform/db/pool.js';
+import { confineTo, withTenant, type Tenant } from '../../../platform/db/tenant.js';
+import { entityTags } from '../../../platform/http/etags.js';
+import { Problem, badRequest, notFound } from '../../../platform/http/problems.js';
+import { getOrMake } from '../../../platform/memo.js';
+import type { Classified, ClassifiedsQuery } from '../model/classified.js';
+import type { NewStatus, Operation } from '../model/statuses.js';
+import * as repository from '../repository.js';
+import { decodeCursor, pageOf, pageSize, type Page } from './pages.js';
 
-/**
- * The write path: each POST, PUT and DELETE is one transaction that stores the new revision,
- * its RECEIVED status (with its webhooks) and its classified's row in the processing queue, so
- * the 202 is sent only for a write that can no longer be lost. The worker processes a
- * classified's revisions in the order they were acknowledged (processing.ts).
- */
-
-export interface Acknowledgement {
+/** A write the database has committed: its classified and the revision it made. */
+export interface Accepted {
   classifiedId: string;
   revision: number;
+}
+
+/** An unknown classified, another offerer's, the other environment's or a deleted one: all the same 404. */
+export function classifiedNotFound(id: string): Problem {
+  return notFound(`No classified ${id}`);
 }
 
 function mediaUrls(payload: Classified): string[] {
@@ -63,7 +74,7 @@ export function checkBody(payload: Classified): void {
 
   const contact = payload.data.contact;
   const portalContacts = Object.entries(payload.specific ?? {}).flatMap(([portal, block]) =>
-    Object.keys((block ?? {}) as object).map((member) => `specific.${portal}.${member}`),
+    Object.keys(block ?? {}).map((member) => `specific.${portal}.${member}`),
   );
   if (contact !== undefined && Object.keys(contact).length > 0 && portalContacts.length > 0) {
     throw badRequest(
@@ -82,13 +93,24 @@ export function checkBody(payload: Classified): void {
  * writes look for duplicates before writing, so this only meets a concurrent write of the same
  * offererEstateId or media URL that committed first.
  */
+function isUniqueViolation(error: unknown): error is { code: '23505'; constraint: string } {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    error.code === '23505' &&
+    'constraint' in error &&
+    typeof error.constraint === 'string' &&
+    error.constraint !== ''
+  );
+}
+
 async function onUniqueViolation<T>(fn: () => Promise<T>, explain: (constraint: string) => Promise<Problem | undefined>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    const pgError = error as { code?: string; constraint?: string };
-    if (pgError.code === '23505' && pgError.constraint) {
-      const problem = await explain(pgError.constraint);
+    if (isUniqueViolation(error)) {
+      const problem = await explain(error.constraint);
       if (problem) throw problem;
     }
     throw error;
@@ -168,15 +190,10 @@ function disjointRounds(requests: CreateRequest[]): CreateRequest[][] {
 }
 
 function createStatement(tenant: Tenant, requests: CreateRequest[]): Statement {
-  // The payloads' JSON is put in as it came, not serialised again.
-  const classifieds = requests.map(
-    (request, n) =>
-      `{"n":${n},"id":"${request.id}","offerer_estate_id":${JSON.stringify(request.offererEstateId)},"payload":${request.json}}`,
-  );
   const statuses = requests.map((request) =>
     received(tenant, { id: request.id, revision: 1, operation: 'POST', portals: request.payload.portals }),
   );
-  return repository.createClassifieds(tenant.environment, tenant.agencyId, `[${classifieds.join(',')}]`, statusesJson(statuses));
+  return repository.createClassifieds(tenant.environment, tenant.agencyId, requests, statuses);
 }
 
 /** A create's outcome: done, refused with the problem naming what it duplicates, or undefined when a concurrent write took its offererEstateId. */
@@ -218,7 +235,8 @@ async function writeCreates(pool: pg.Pool, requests: CreateRequest[]): Promise<P
     const results = await transaction(pool, statements);
     const byRequest = new Map<CreateRequest, PromiseSettledResult<void>>();
     for (const { index, requests: round } of answered) {
-      for (const outcome of (results[index]?.rows ?? []) as repository.CreateOutcome[]) {
+      const result = results[index];
+      for (const outcome of result ? repository.createOutcomes(result) : []) {
         const request = round[outcome.n];
         const result = request && createResult(outcome, request);
         if (request && result) byRequest.set(request, result);
@@ -232,7 +250,8 @@ async function writeCreates(pool: pg.Pool, requests: CreateRequest[]): Promise<P
     if (requests.length > 1) {
       return eachAlone(requests, (one) => writeCreates(pool, one));
     }
-    const [request] = requests as [CreateRequest];
+    const [request] = requests;
+    if (request === undefined) return [];
     const explained = await onUniqueViolation(
       () => Promise.reject(error),
       (constraint) => duplicateProblem(pool, request.tenant, constraint, request.payload, request.id),
@@ -254,7 +273,7 @@ export async function createClassified(
   tenant: Tenant,
   payload: Classified,
   json = JSON.stringify(payload),
-): Promise<Acknowledgement> {
+): Promise<Accepted> {
   checkBody(payload);
   const id = randomUUID();
   await creatorFor(pool).submit({
@@ -286,7 +305,7 @@ export async function updateClassified(
   payload: Classified,
   ifMatch: string | undefined,
   json = JSON.stringify(payload),
-): Promise<Acknowledgement> {
+): Promise<Accepted> {
   checkBody(payload);
   const offererEstateId = payload.data.metaData.source.offererEstateId;
   const urls = mediaUrls(payload);
@@ -309,12 +328,9 @@ export async function updateClassified(
             subStatus: undefined,
             message: `Unchanged: the payload equals revision ${current.revision}; nothing was processed`,
           };
-          await execute(client, repository.recordUnchanged({ ...row, statuses: statusesJson([receivedStatus, unchanged]) }));
+          await execute(client, repository.recordUnchanged({ ...row, statuses: [receivedStatus, unchanged] }));
         } else {
-          await execute(
-            client,
-            repository.updateClassified({ ...row, offererEstateId, payload: json, urls, received: statusesJson([receivedStatus]) }),
-          );
+          await execute(client, repository.updateClassified({ ...row, offererEstateId, payload: json, urls, received: receivedStatus }));
         }
         return { classifiedId: id, revision };
       }),
@@ -322,7 +338,7 @@ export async function updateClassified(
   );
 }
 
-export async function deleteClassified(pool: pg.Pool, tenant: Tenant, id: string): Promise<Acknowledgement> {
+export async function deleteClassified(pool: pg.Pool, tenant: Tenant, id: string): Promise<Accepted> {
   return withTenant(pool, tenant, async (client) => {
     const current = await repository.lockCurrent(client, id, null, null, []);
     if (!current) throw classifiedNotFound(id);
@@ -337,9 +353,36 @@ export async function deleteClassified(pool: pg.Pool, tenant: Tenant, id: string
         environment: tenant.environment,
         agencyId: tenant.agencyId,
         revision,
-        received: statusesJson([status]),
+        received: status,
       }),
     );
     return { classifiedId: id, revision };
   });
+}
+
+// ---- reads ----
+
+/**
+ * A page of live classifieds (a DELETE not yet processed still lists), each as JSON text of its
+ * payload plus `classifiedId`. The payloads are large and stored as JSON already: the caller
+ * splices the database's text into the response instead of parsing and re-serialising them.
+ */
+export async function listClassifieds(pool: pg.Pool, tenant: Tenant, query: ClassifiedsQuery): Promise<Page<string>> {
+  const before = decodeCursor('classifieds', query.nextToken);
+  const size = pageSize(query.limit);
+  const rows = await repository.listClassifieds(pool, tenant, { before, offererEstateId: query.offererEstateId, rows: size + 1 });
+  return pageOf(rows, size, 'classifieds');
+}
+
+export type ReadOne = { notModified: true; revision: number } | { notModified: false; revision: number; item: string };
+
+/**
+ * One live classified as JSON text, or only its revision when it matches `ifNoneMatch` (the
+ * entity tags of If-None-Match, `*` for any): a client revalidating an unchanged classified
+ * costs no payload transfer from the database.
+ */
+export async function readClassified(pool: pg.Pool, tenant: Tenant, id: string, ifNoneMatch: string[]): Promise<ReadOne> {
+  const row = await repository.readClassified(pool, tenant, id, ifNoneMatch);
+  if (!row) throw classifiedNotFound(id);
+  return row.item === null ? { notModified: true, revision: row.revision } : { notModified: false, revision: row.revision, item: row.item };
 }

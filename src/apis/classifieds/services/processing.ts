@@ -1,70 +1,107 @@
-import type { Config } from '../../config.js';
-import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../../platform/work/stream.js';
-import { fetchMedia, mediaStatuses, planMedia, type KnownMedia } from './media.js';
-import { commitProcessing } from './outcomes.js';
-import { applyRules, describeViolations, type Violation } from './rules.js';
-import type { Classified } from './schema/classified.js';
-import { OUTCOMES, type NewStatus, type Operation } from './statuses.js';
-import { onlyRow } from '../../platform/db/pool.js';
-
-/**
- * Processing of acknowledged revisions. The processing queue holds one row per classified with
- * revisions to process; a worker claims a batch of them and processes each classified's pending
- * revisions in the order they were acknowledged: the checking step (CREATING, UPDATING,
- * DELETING), then its outcome. Its claim is a lease, renewed while it works: if the worker dies,
- * another takes the classified over once the lease runs out.
+/*
+ * Processing of acknowledged revisions, as the processing stream (jobs.ts) runs it for each
+ * claimed classified: its pending revisions in the order they were acknowledged, each through the
+ * checking step (CREATING, UPDATING, DELETING), then its outcome by the portals' rules and its
+ * media downloads.
  *
  * A revision may be processed again after a crash at any point: statuses are keyed by
  * (classified, revision, status) and recorded once, with their webhooks; media outcomes are kept
  * per URL with the revision's outcome, so a run again fetches only what was not recorded; a
  * revision marked processed is not loaded again.
+ *
+ * What processing writes about one revision, at one moment, is a ProcessingWrite; the writes of
+ * many classifieds finishing at the same moment are committed together (group commit, see
+ * Batcher): one transaction, one statement per kind of write for all of them.
  */
-export const PROCESSING_STREAM = 'caas:processing';
+import type pg from 'pg';
+import { Batcher, eachAlone } from '../../../platform/db/batcher.js';
+import { transaction, type Statement } from '../../../platform/db/pool.js';
+import { getOrMake } from '../../../platform/memo.js';
+import type { WorkContext } from '../../../platform/work/stream.js';
+import type { Classified } from '../model/classified.js';
+import { OUTCOMES, type NewStatus, type Operation } from '../model/statuses.js';
+import * as repository from '../repository.js';
+import type { ClaimedClassified, MediaOutcome, PendingRevision } from '../repository.js';
+import { applyRules, describeViolations, type Violation } from '../rules.js';
+import { fetchMedia, mediaStatuses, planMedia } from './media.js';
 
-interface PendingRevision {
+/**
+ * What processing writes about one revision, at one moment: the statuses it reached (with their
+ * webhooks) and, with its outcome, the media downloaded, the revision marked processed, the
+ * classified gone (DELETE), and the end of the classified's work.
+ */
+export interface ProcessingWrite {
+  classifiedId: string;
   revision: number;
-  environment: string;
-  agency_id: string;
-  operation: Operation;
-  payload: Classified | null;
-  /** As PostgreSQL wrote it (microseconds): it goes back into the statuses' creationDate. */
-  received_at: string;
+  statuses: NewStatus[];
+  fetched?: MediaOutcome[];
+  processed?: boolean;
+  deleted?: boolean;
+  /**
+   * Ends the classified's work when nothing is left pending, if this worker (the id) still holds
+   * it. Under the classified's row lock, which every write takes too: a revision acknowledged
+   * meanwhile is either seen here (and the queue row stays) or acknowledged after this commits
+   * (and queues the classified again).
+   */
+  finishedBy?: string;
 }
 
-/** A claimed classified with what it has to process. */
-export interface ClaimedClassified {
-  classified_id: string;
-  attempts: number;
-  revisions: PendingRevision[];
-  media: KnownMedia[];
-  current_portals: string[];
+function statementsFor(writes: ProcessingWrite[]): { statements: Statement[]; finishIndex: number | undefined } {
+  const statements: Statement[] = [];
+  const statuses = writes.flatMap((write) => write.statuses);
+  if (statuses.length > 0) statements.push(repository.recordStatusesStatement(statuses));
+  const deleted = writes.filter((write) => write.deleted).map((write) => write.classifiedId);
+  if (deleted.length > 0) statements.push(...repository.markDeleted(deleted));
+  const fetched = writes.flatMap((write) =>
+    (write.fetched ?? []).map((outcome) => ({ ...outcome, classifiedId: write.classifiedId, revision: write.revision })),
+  );
+  if (fetched.length > 0) statements.push(repository.recordMedia(fetched));
+  const processed = writes.filter((write) => write.processed);
+  if (processed.length > 0) {
+    statements.push(
+      repository.markProcessed(
+        processed.map((write) => write.classifiedId),
+        processed.map((write) => write.revision),
+      ),
+    );
+  }
+  const finishing = writes.flatMap((write) =>
+    write.finishedBy === undefined ? [] : [{ id: write.classifiedId, worker: write.finishedBy }],
+  );
+  let finishIndex: number | undefined;
+  if (finishing.length > 0) {
+    const [lock, finish] = repository.finishWork(
+      finishing.map((write) => write.id),
+      finishing.map((write) => write.worker),
+    );
+    statements.push(lock);
+    finishIndex = statements.length;
+    statements.push(finish);
+  }
+  return { statements, finishIndex };
 }
 
-/** The pending revisions of classifieds and their registered media, for the claim and for a second look. */
-const PENDING_WORK = `
-  SELECT c.classified_id, c.attempts,
-         coalesce((SELECT json_agg(r ORDER BY r.revision) FROM (
-                     -- The latest POST or PUT has no payload of its own: it is the classified's (repository.ts).
-                     SELECT r.revision, r.environment, r.agency_id, r.operation, r.received_at,
-                            CASE WHEN r.operation = 'DELETE' THEN NULL
-                                 ELSE coalesce(r.payload, (SELECT payload FROM classifieds WHERE id = c.classified_id)) END AS payload
-                       FROM classified_revisions r
-                      WHERE r.classified_id = c.classified_id AND r.processed_at IS NULL) r), '[]') AS revisions,
-         coalesce((SELECT json_agg(m) FROM (
-                     SELECT url, fetch_status, fetch_error, fetched_revision FROM classified_media WHERE classified_id = c.classified_id) m), '[]') AS media,
-         ARRAY(SELECT jsonb_array_elements_text(payload -> 'portals') FROM classifieds WHERE id = c.classified_id) AS current_portals`;
+/** Writes a group in one transaction; resolves, per write, to whether the classified's work ended. */
+async function writeGroup(pool: pg.Pool, writes: ProcessingWrite[]): Promise<PromiseSettledResult<boolean>[]> {
+  const { statements, finishIndex } = statementsFor(writes);
+  let results: pg.QueryResult[];
+  try {
+    results = await transaction(pool, statements);
+  } catch (error) {
+    if (writes.length === 1) return [{ status: 'rejected', reason: error }];
+    return eachAlone(writes, (one) => writeGroup(pool, one));
+  }
+  const finished = new Set(finishIndex === undefined ? [] : repository.finishedIds(results[finishIndex]));
+  return writes.map((write) => ({ status: 'fulfilled', value: write.finishedBy !== undefined && finished.has(write.classifiedId) }));
+}
 
-const CLAIM = `
-  WITH due AS (
-    SELECT classified_id FROM caas_processing_queue WHERE due_at <= now() ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED),
-  claimed AS (
-    UPDATE caas_processing_queue q SET due_at = now() + make_interval(secs => $2), claimed_by = $1, attempts = q.attempts + 1
-      FROM due WHERE q.classified_id = due.classified_id
-    RETURNING q.classified_id, q.attempts)
-  ${PENDING_WORK} FROM claimed c`;
+const writers = new WeakMap<pg.Pool, Batcher<ProcessingWrite, boolean>>();
 
-/** The same, again, for a classified this worker still holds (revisions acknowledged while it worked). */
-const RELOAD = `${PENDING_WORK} FROM caas_processing_queue c WHERE c.classified_id = $1 AND c.claimed_by = $2`;
+/** Commits a processing write with whatever others are ready; resolves to whether the classified's work ended. */
+function commitProcessing(pool: pg.Pool, write: ProcessingWrite): Promise<boolean> {
+  const writer = getOrMake(writers, pool, () => new Batcher((writes) => writeGroup(pool, writes), { maxBatch: 64, maxInFlight: 2 }));
+  return writer.submit(write);
+}
 
 type StatusOf = (fields: Pick<NewStatus, 'status' | 'message' | 'portals'> & Partial<NewStatus>) => NewStatus;
 
@@ -137,7 +174,7 @@ async function processRevision(
     ];
     return commitProcessing(pool, { ...outcome, statuses, deleted: true });
   }
-  const classified = revision.payload as Classified;
+  const classified = revision.payload;
   const step = statusOf({ status: words.step, message: `Revision ${revision.revision} is being checked`, portals: classified.portals });
   const rules = ruleOutcome(classified, revision.operation, statusOf);
   if (rules.refusedEverywhere) return commitProcessing(pool, { ...outcome, statuses: [step, ...rules.statuses] });
@@ -169,7 +206,8 @@ async function processRevision(
   return commitProcessing(pool, { ...outcome, statuses, fetched });
 }
 
-async function processClassified(claimed: ClaimedClassified, context: WorkContext): Promise<void> {
+/** Processes a claimed classified's pending revisions, and those acknowledged meanwhile, until its work ends. */
+export async function processClassified(claimed: ClaimedClassified, context: WorkContext): Promise<void> {
   let work: ClaimedClassified | undefined = claimed;
   while (work) {
     let finished = false;
@@ -186,62 +224,6 @@ async function processClassified(claimed: ClaimedClassified, context: WorkContex
     }
     if (finished) return;
     // More revisions were acknowledged meanwhile: look again while the claim is ours.
-    const { rows } = await context.pool.query<ClaimedClassified>({
-      name: 'caas.reload',
-      text: RELOAD,
-      values: [claimed.classified_id, context.workerId],
-    });
-    work = rows[0];
+    work = await repository.reloadClaimed(context.pool, claimed.classified_id, context.workerId);
   }
 }
-
-/** The stream of classified processing. */
-export const processingStream: WorkStream<ClaimedClassified> = {
-  name: PROCESSING_STREAM,
-  concurrency: (config: Config) => config.workerConcurrency,
-  async claim(context, limit) {
-    const { rows } = await context.pool.query<ClaimedClassified>({
-      name: 'caas.claim',
-      text: CLAIM,
-      values: [context.workerId, context.leaseSeconds, limit],
-    });
-    return rows;
-  },
-  key: (claimed) => claimed.classified_id,
-  run: processClassified,
-  async renew(context, ids) {
-    await context.pool.query({
-      name: 'caas.renew',
-      text: 'UPDATE caas_processing_queue SET due_at = now() + make_interval(secs => $2) WHERE classified_id = ANY($3::uuid[]) AND claimed_by = $1',
-      values: [context.workerId, context.leaseSeconds, ids],
-    });
-  },
-  async fail(context, claimed, error, interrupted) {
-    await context.pool.query(
-      `UPDATE caas_processing_queue SET due_at = now() + make_interval(secs => $3), claimed_by = NULL, last_error = $4
-        WHERE classified_id = $1 AND claimed_by = $2`,
-      [
-        claimed.classified_id,
-        context.workerId,
-        interrupted ? 0 : backoffSeconds(claimed.attempts),
-        interrupted ? null : (error as Error).message,
-      ],
-    );
-  },
-  async nextDue(context) {
-    const { rows } = await context.pool.query<{ at: Date | null }>({
-      name: 'caas.next_due',
-      text: 'SELECT min(due_at) AS at FROM caas_processing_queue',
-    });
-    return rows[0]?.at ?? undefined;
-  },
-  async depth(pool) {
-    const { rows } = await pool.query<QueueDepth>(
-      `SELECT count(*) FILTER (WHERE due_at <= now()) AS ready,
-              count(*) FILTER (WHERE due_at > now() AND claimed_by IS NULL) AS scheduled,
-              count(*) FILTER (WHERE due_at > now() AND claimed_by IS NOT NULL) AS locked
-         FROM caas_processing_queue`,
-    );
-    return onlyRow(rows);
-  },
-};

@@ -1,0 +1,103 @@
+/*
+ * The classifieds: POST, PUT and DELETE (validated, handed to the write path, answered 202 once
+ * it committed), GET /classifieds and GET /classifieds/{classifiedId}.
+ */
+import { tenantOf } from '../../../platform/auth/guard.js';
+import { entityTags } from '../../../platform/http/etags.js';
+import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
+import {
+  type Acknowledgement,
+  Acknowledgement as AcknowledgementSchema,
+  ClassifiedBody,
+  ClassifiedIdParams,
+  ClassifiedPageText,
+  ClassifiedText,
+  ClassifiedsQuery,
+  IfMatchHeaders,
+  IfNoneMatchHeaders,
+  NotModified,
+} from '../model/classified.js';
+import { SCOPES } from '../model/scopes.js';
+import { createClassified, deleteClassified, listClassifieds, readClassified, updateClassified } from '../services/classifieds.js';
+
+function acknowledgement(classifiedId: string): Acknowledgement {
+  return { classifiedId, links: [{ statuses: `/classifieds/${classifiedId}/statuses` }] };
+}
+
+// The classified answers are spliced from the stored JSON (see services/classifieds.ts): their
+// schemas document the routes, and this serialiser keeps fast-json-stringify from compiling the
+// thousand-field tree.
+const documentedOnly = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
+
+export async function classifiedRoutes(app: ApiApp, { pool }: ApiDependencies): Promise<void> {
+  app.post(
+    '/classifieds',
+    { config: { scope: SCOPES.createClassified }, schema: { body: ClassifiedBody, response: { 202: AcknowledgementSchema } } },
+    async (request, reply) => {
+      const accepted = await createClassified(pool, tenantOf(request), request.body, request.rawJson ?? undefined);
+      return reply.code(202).header('etag', `"${accepted.revision}"`).send(acknowledgement(accepted.classifiedId));
+    },
+  );
+
+  app.put(
+    '/classifieds/:classifiedId',
+    {
+      config: { scope: SCOPES.updateClassified },
+      schema: { params: ClassifiedIdParams, headers: IfMatchHeaders, body: ClassifiedBody, response: { 202: AcknowledgementSchema } },
+    },
+    async (request, reply) => {
+      const accepted = await updateClassified(
+        pool,
+        tenantOf(request),
+        request.params.classifiedId,
+        request.body,
+        request.headers['if-match'],
+        request.rawJson ?? undefined,
+      );
+      return reply.code(202).header('etag', `"${accepted.revision}"`).send(acknowledgement(accepted.classifiedId));
+    },
+  );
+
+  app.delete(
+    '/classifieds/:classifiedId',
+    { config: { scope: SCOPES.deleteClassified }, schema: { params: ClassifiedIdParams, response: { 202: AcknowledgementSchema } } },
+    async (request, reply) => {
+      const accepted = await deleteClassified(pool, tenantOf(request), request.params.classifiedId);
+      return reply.code(202).header('etag', `"${accepted.revision}"`).send(acknowledgement(accepted.classifiedId));
+    },
+  );
+
+  app.get(
+    '/classifieds',
+    {
+      config: { scope: SCOPES.getClassifieds },
+      ...documentedOnly,
+      schema: { querystring: ClassifiedsQuery, response: { 200: ClassifiedPageText } },
+    },
+    async (request, reply) => {
+      const page = await listClassifieds(pool, tenantOf(request), request.query);
+      const next = page.nextToken === undefined ? '' : `,"nextToken":${JSON.stringify(page.nextToken)}`;
+      return reply.type('application/json; charset=utf-8').send(`{"items":[${page.items.join(',')}]${next}}`);
+    },
+  );
+
+  app.get(
+    '/classifieds/:classifiedId',
+    {
+      config: { scope: SCOPES.GetClassified },
+      ...documentedOnly,
+      schema: { params: ClassifiedIdParams, headers: IfNoneMatchHeaders, response: { 200: ClassifiedText, 304: NotModified } },
+    },
+    async (request, reply) => {
+      const result = await readClassified(
+        pool,
+        tenantOf(request),
+        request.params.classifiedId,
+        entityTags(request.headers['if-none-match']),
+      );
+      reply.header('etag', `"${result.revision}"`);
+      if (result.notModified) return reply.code(304).send();
+      return reply.type('application/json; charset=utf-8').send(result.item);
+    },
+  );
+}

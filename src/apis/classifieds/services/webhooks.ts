@@ -1,0 +1,66 @@
+/*
+ * Status webhook subscriptions: PUT /webhooks subscribes the calling client for its offerer in its
+ * environment, DELETE /webhooks ends it, and the delivery machinery's hooks (a 410 ends a
+ * subscription; a redelivery asks which still exist).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Config } from '../../../config.js';
+import { withTenant, type Tenant } from '../../../platform/db/tenant.js';
+import { OutboundError, cancelDeliveries, checkTargetUrl, retargetDeliveries } from '../../../platform/delivery/index.js';
+import { badRequest, notFound } from '../../../platform/http/problems.js';
+import type { Sealer } from '../../../platform/secrets/sealer.js';
+import { WEBHOOK_SECRET } from '../../../platform/secrets/stored.js';
+import { WEBHOOK_SOURCE, type Subscription } from '../model/webhooks.js';
+import * as repository from '../repository.js';
+
+/** The target URL must be one deliveries may go to (the outbound policy: no private address unless allowed). */
+function checkUrl(url: string, config: Config): void {
+  try {
+    checkTargetUrl(url, config);
+  } catch (error) {
+    if (error instanceof OutboundError) throw badRequest([{ name: '/url', reason: `${error.message}.` }], 'body');
+    throw error;
+  }
+}
+
+export async function subscribe(pool: pg.Pool, sealer: Sealer, config: Config, tenant: Tenant, subscription: Subscription): Promise<void> {
+  checkUrl(subscription.url, config);
+  const url = subscription.url.replace(/\/+$/, '');
+  await withTenant(pool, tenant, async (client) => {
+    const row = await repository.upsertSubscription(client, tenant, {
+      subscriptionId: randomUUID(),
+      url,
+      statuses: subscription.statuses === undefined ? null : [...new Set(subscription.statuses)],
+      sealedSecret: sealer.seal(subscription.secret ?? randomBytes(24).toString('base64url'), WEBHOOK_SECRET),
+      secretGiven: subscription.secret !== undefined,
+    });
+    // Undelivered statuses (retries, and failures an operator may redeliver) follow the
+    // subscription to its new key and address: each to its classified's path under the new URL,
+    // as recordStatuses builds it, not to the bare URL.
+    await retargetDeliveries(client, { source: WEBHOOK_SOURCE, subscriptionId: row.subscription_id }, { secret: row.secret });
+    await repository.retargetStatusDeliveries(client, row.subscription_id, url);
+  });
+}
+
+export async function unsubscribe(pool: pg.Pool, tenant: Tenant): Promise<void> {
+  await withTenant(pool, tenant, async (client) => {
+    const removed = await repository.deleteSubscription(client, tenant.clientId);
+    if (removed === undefined) throw notFound('This client has no webhook subscription here');
+    await cancelDeliveries(client, { source: WEBHOOK_SOURCE, subscriptionId: removed });
+  });
+}
+
+/** A subscription that is gone at the receiver's word (410) is removed, as a DELETE /webhooks would. */
+export async function removeGone(client: pg.ClientBase, subscriptionId: string): Promise<void> {
+  await repository.removeSubscription(client, subscriptionId);
+}
+
+/**
+ * Before a redelivery: a subscription wants its statuses for as long as it exists (PUT /webhooks
+ * keeps its subscription_id).
+ */
+export async function subscriptionStates(client: pg.ClientBase, subscriptionIds: readonly string[]): Promise<Map<string, 'ACTIVE'>> {
+  const existing = await repository.existingSubscriptions(client, subscriptionIds);
+  return new Map(existing.map((id) => [id, 'ACTIVE']));
+}
