@@ -1,3 +1,4 @@
+/* The API modules immogate serves: the one list runtime.ts, app.ts and cli.ts iterate. */
 import { classifiedsApi } from './classifieds/index.js';
 import { leadsApi } from './leads/index.js';
 import { listingsApi } from './listings/index.js';

@@ -1,10 +1,11 @@
 /*
- * Schema builders for the two shapes the APIs' documents use and TypeBox writes differently: an
+ * Schema builders for what TypeBox writes or types otherwise than our documents and Ajv need: an
  * enum of strings as `{ type: 'string', enum }` (TypeBox's unions of literals would change the
- * documents and Ajv's messages), and the OpenAPI 3.0 `nullable` keyword Ajv reads. Both keep
- * the type TypeBox derives (Static) exact.
+ * documents and Ajv's messages), OpenAPI 3.0's `nullable`, query members Ajv fills with their
+ * default, and answers sent as JSON text already at hand. Each keeps the schema as written and the
+ * type TypeBox derives (Static) exact.
  */
-import Type, { type Static, type TSchema, type TSchemaOptions, type TUnsafe } from 'typebox';
+import Type, { type Static, type TObject, type TSchema, type TSchemaOptions, type TUnsafe } from 'typebox';
 
 /** A string that must be one of `values`: `{ type: 'string', enum: values }`, typed as their union. */
 export function stringEnum<const T extends readonly string[]>(values: T, options: TSchemaOptions = {}): TUnsafe<T[number]> {
@@ -14,4 +15,29 @@ export function stringEnum<const T extends readonly string[]>(values: T, options
 /** `schema` or null, written as OpenAPI 3.0 does (`nullable: true`). */
 export function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+}
+
+/**
+ * A query string's schema as it stands, typed with its `defaulted` members present: Ajv fills a
+ * missing member that has a `default` before the handler runs (useDefaults, outside the body), so
+ * the schema keeps it optional for clients and the handler always has it. Each must have a default.
+ */
+export function withDefaults<T extends TObject, K extends keyof Static<T> & string>(
+  schema: T,
+  ...defaulted: K[]
+): TUnsafe<Static<T> & Required<Pick<Static<T>, K>>> {
+  for (const key of defaulted) {
+    const member = schema.properties[key];
+    if (member === undefined || !('default' in member)) throw new Error(`${key} has no default: a client may leave it out`);
+  }
+  return Type.Unsafe<Static<T> & Required<Pick<Static<T>, K>>>(schema);
+}
+
+/**
+ * An answer a route sends as JSON text it holds already (a document as the database wrote it):
+ * Fastify sends a string with a JSON content type as it is. The schema documents the JSON; the
+ * type, a string, is what the handler hands to reply.send.
+ */
+export function jsonText(schema: TSchema): TUnsafe<string> {
+  return Type.Unsafe<string>(schema);
 }

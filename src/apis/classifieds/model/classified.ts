@@ -17,7 +17,7 @@
 import Type, { type Static } from 'typebox';
 import schema from './classified.schema.json' with { type: 'json' };
 import type { Classified } from './classified.types.js';
-import { jsonText } from './json-text.js';
+import { jsonText, withDefaults } from '../../../platform/http/schemas.js';
 import { Limit, NextToken, Page } from './pages.js';
 
 export const classifiedSchema: Readonly<Record<string, unknown>> = schema;
@@ -48,11 +48,14 @@ export const Acknowledgement = Type.Object({
 });
 export type Acknowledgement = Static<typeof Acknowledgement>;
 
-export const ClassifiedsQuery = Type.Object({
-  limit: Limit,
-  nextToken: NextToken,
-  offererEstateId: Type.Optional(Type.String({ minLength: 1 })),
-});
+export const ClassifiedsQuery = withDefaults(
+  Type.Object({
+    limit: Limit,
+    nextToken: NextToken,
+    offererEstateId: Type.Optional(Type.String({ minLength: 1 })),
+  }),
+  'limit',
+);
 export type ClassifiedsQuery = Static<typeof ClassifiedsQuery>;
 
 /** GET /classifieds: a page of classifieds, sent as the JSON text the database wrote. */

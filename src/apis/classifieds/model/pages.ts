@@ -6,8 +6,8 @@ import Type, { type TSchema } from 'typebox';
 
 export const MAX_PAGE_SIZE = 250;
 
-// No maximum, as in the contract: a larger limit is served a page of MAX_PAGE_SIZE. Ajv fills the
-// default in, so a handler always has a limit; the type says optional as the schema does.
+// No maximum, as in the contract: a larger limit is served a page of MAX_PAGE_SIZE. The queries
+// that use it are typed withDefaults: Ajv fills the default in, so a handler always has a limit.
 export const Limit = Type.Optional(
   Type.Integer({
     minimum: 1,

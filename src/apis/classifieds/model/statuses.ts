@@ -4,7 +4,7 @@
  * status webhook show, and the parameters of the statuses page.
  */
 import Type, { type Static } from 'typebox';
-import { stringEnum } from '../../../platform/http/schemas.js';
+import { stringEnum, withDefaults } from '../../../platform/http/schemas.js';
 import { BOUND_MARK, BOUND_NOTE } from './bounds.js';
 import { Limit, NextToken, Page } from './pages.js';
 
@@ -88,20 +88,23 @@ export type StatusItem = Static<typeof StatusItem>;
 export const StatusPage = Page(StatusItem);
 export type StatusPage = Static<typeof StatusPage>;
 
-export const StatusesQuery = Type.Object({
-  filter: Type.Optional(stringEnum(['latest'], { description: 'latest: only the statuses of the latest revision (the last write)' })),
-  // Repeated at most as often as there are values.
-  status: Type.Optional(Type.Array(stringEnum(STATUSES), { maxItems: STATUSES.length, [BOUND_MARK]: BOUND_NOTE })),
-  portal: Type.Optional(
-    Type.Array(stringEnum(PORTALS), {
-      maxItems: PORTALS.length,
-      [BOUND_MARK]: BOUND_NOTE,
-      description: 'Statuses whose portals include one of these',
-    }),
-  ),
-  limit: Limit,
-  nextToken: NextToken,
-});
+export const StatusesQuery = withDefaults(
+  Type.Object({
+    filter: Type.Optional(stringEnum(['latest'], { description: 'latest: only the statuses of the latest revision (the last write)' })),
+    // Repeated at most as often as there are values.
+    status: Type.Optional(Type.Array(stringEnum(STATUSES), { maxItems: STATUSES.length, [BOUND_MARK]: BOUND_NOTE })),
+    portal: Type.Optional(
+      Type.Array(stringEnum(PORTALS), {
+        maxItems: PORTALS.length,
+        [BOUND_MARK]: BOUND_NOTE,
+        description: 'Statuses whose portals include one of these',
+      }),
+    ),
+    limit: Limit,
+    nextToken: NextToken,
+  }),
+  'limit',
+);
 export type StatusesQuery = Static<typeof StatusesQuery>;
 
 /** A status to record (repository.ts: recordStatuses). */

@@ -5,9 +5,8 @@
  * `{url}/classifieds/{classifiedId}/statuses`.
  */
 import Type, { type Static } from 'typebox';
-import { stringEnum } from '../../../platform/http/schemas.js';
+import { jsonText, stringEnum } from '../../../platform/http/schemas.js';
 import { BOUND_MARK, BOUND_NOTE } from './bounds.js';
-import { jsonText } from './json-text.js';
 import { STATUSES } from './statuses.js';
 
 /** The source of the status webhooks in the platform's delivery machinery. */

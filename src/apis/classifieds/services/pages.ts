@@ -38,8 +38,8 @@ export interface Page<T> {
  * The contract's `limit` has no maximum; a page holds at most MAX_PAGE_SIZE (its documented
  * default, which the route's schema fills in) whatever is asked, and nextToken continues.
  */
-export function pageSize(limit: number | undefined): number {
-  return Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
+export function pageSize(limit: number): number {
+  return Math.min(limit, MAX_PAGE_SIZE);
 }
 
 /** A page of `size` items from `size + 1` rows: the extra row only tells whether another page follows. */

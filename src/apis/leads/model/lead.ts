@@ -4,8 +4,7 @@
  * carries. contract-notes: metadata, contactRequest, property.
  */
 import Type, { type Static } from 'typebox';
-import { nullable, stringEnum } from '../../../platform/http/schemas.js';
-import { withDefaults } from './query.js';
+import { nullable, stringEnum, withDefaults } from '../../../platform/http/schemas.js';
 
 export const GENDERS = ['MALE', 'FEMALE', 'OTHER', 'PREFER_NOT_TO_DISCLOSE'] as const;
 export const LANGUAGES = ['DE', 'EN', 'ES', 'FR', 'HE', 'IT', 'NL', 'PT', 'RU'] as const;

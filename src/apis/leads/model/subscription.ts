@@ -3,8 +3,7 @@
  * the names their notifications travel under.
  */
 import Type, { type Static } from 'typebox';
-import { nullable, stringEnum } from '../../../platform/http/schemas.js';
-import { withDefaults } from './query.js';
+import { nullable, stringEnum, withDefaults } from '../../../platform/http/schemas.js';
 
 export const SUBSCRIPTION_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
