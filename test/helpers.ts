@@ -17,6 +17,7 @@ import { createClient } from '../src/platform/auth/clients.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';
 import { Sealer, parseKey } from '../src/platform/secrets/sealer.js';
 import { WEBHOOK_SECRET } from '../src/platform/secrets/stored.js';
+import { Problem } from '../src/platform/http/problems.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServices, type Services } from '../src/runtime.js';
 
@@ -215,6 +216,28 @@ export async function getToken(
   return (result.body as { access_token: string }).access_token;
 }
 
+/**
+ * Tokens of one client for one API, per agency and environment, each fetched once (each is also a
+ * caller of its own for the rate limits). `parts` gives the server and client once the file's
+ * before hooks made them.
+ */
+export function cachedTokens(
+  apiRoot: string,
+  parts: () => { server: TestServer; client: TestClient },
+): (agency: string, environment?: 'production' | 'sandbox') => Promise<string> {
+  const tokens = new Map<string, Promise<string>>();
+  return (agency, environment = 'production') => {
+    const key = `${agency}|${environment}`;
+    let token = tokens.get(key);
+    if (token === undefined) {
+      const { server, client } = parts();
+      token = getToken(server, client, { root: `${environment === 'sandbox' ? '/sandbox' : ''}${apiRoot}`, intermediary: agency });
+      tokens.set(key, token);
+    }
+    return token;
+  };
+}
+
 export const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /**
@@ -263,6 +286,24 @@ export function assertProblem(
     title,
     detail,
     ...extra,
+  });
+}
+
+/** Asserts that `work` throws the 400 problem of a refused body naming exactly `errors` (a service called directly). */
+export async function assertRefusedBody(work: Promise<unknown>, errors: { name: string; reason: string }[]): Promise<void> {
+  await assert.rejects(work, (error: unknown) => {
+    assert.ok(error instanceof Problem);
+    assert.equal(error.status, 400);
+    assert.deepEqual(error.body('t'), {
+      type: '/problems/bad-request',
+      title: 'Bad request',
+      status: 400,
+      detail: 'Your request has not been validated',
+      instance: 't',
+      errors,
+      errorSource: 'body',
+    });
+    return true;
   });
 }
 

@@ -18,7 +18,6 @@ import { startWorker, type Worker } from '../../src/platform/work/worker.js';
 import { createLogger } from '../../src/platform/log.js';
 import {
   createTestDatabase,
-  getToken,
   http,
   makeClient,
   startTestServer,
@@ -26,6 +25,7 @@ import {
   type TestClient,
   type TestDatabase,
   type TestServer,
+  cachedTokens,
 } from '../helpers.js';
 import { Receiver, type Received } from '../fixtures/receiver.js';
 import type { Audit, AuditEvent, Subscription } from '../../src/apis/leads/model/subscription.js';
@@ -44,7 +44,6 @@ let server: TestServer;
 let client: TestClient;
 let workerPool: Pool;
 let runner: Worker;
-const tokens = new Map<string, string>();
 
 before(async () => {
   receiver = await Receiver.start();
@@ -77,18 +76,8 @@ after(async () => {
   await receiver.close();
 });
 
-async function tokenFor(agency: string, environment: 'production' | 'sandbox'): Promise<string> {
-  const key = `${agency}|${environment}`;
-  let token = tokens.get(key);
-  if (token === undefined) {
-    token = await getToken(server, client, {
-      root: `${environment === 'sandbox' ? '/sandbox' : ''}/seeker-leads/v1`,
-      intermediary: agency,
-    });
-    tokens.set(key, token);
-  }
-  return token;
-}
+/** A token per agency and environment: each is also a caller of its own for the rate limit. */
+const tokenFor = cachedTokens('/seeker-leads/v1', () => ({ server, client }));
 
 async function call(method: string, path: string, agency: string, body?: unknown, environment: 'production' | 'sandbox' = 'production') {
   const root = environment === 'sandbox' ? '/sandbox/seeker-leads/v1' : '/seeker-leads/v1';
@@ -186,6 +175,19 @@ async function deliveriesOf(leadId: string): Promise<{ id: string; subscription_
   return rows;
 }
 
+/** Submits a lead to the agency's one subscription and waits until its delivery reaches `state`. */
+async function leadDelivered(agency: string, state: 'DELIVERED' | 'FAILED'): Promise<{ lead: Body; leadId: string; deliveryId: string }> {
+  const lead = await submitLead(agency);
+  const leadId = lead.metadata.leadId as string;
+  const [delivery] = await deliveriesOf(leadId);
+  await waitFor(
+    `the delivery to be ${state}`,
+    () => deliveryState(delivery!.id),
+    (found) => found === state,
+  );
+  return { lead, leadId, deliveryId: delivery!.id };
+}
+
 describe('new-lead notifications', () => {
   it('go to every ACTIVE subscription of the agency, signed with its apiKey (standardwebhooks verifies) and carrying it in X-Api-Key', async () => {
     const first = await subscribe('agency-1', receiver.script('/a1'), 'first-api-key-0123456789');
@@ -253,19 +255,12 @@ describe('new-lead notifications', () => {
     timeout: 60_000,
   }, async () => {
     const subscription = await subscribe('agency-flaky', receiver.script('/flaky', 503, 'drop'), 'flaky-api-key-0123456789');
-    const lead = await submitLead('agency-flaky');
-    const leadId = lead.metadata.leadId as string;
-    const [delivery] = await deliveriesOf(leadId);
-    await waitFor(
-      'the delivery',
-      () => deliveryState(delivery!.id),
-      (state) => state === 'DELIVERED',
-    );
+    const { lead, leadId, deliveryId } = await leadDelivered('agency-flaky', 'DELIVERED');
 
     const requests = receiver.requestsTo('/flaky');
     assert.equal(requests.length, 3);
     for (const request of requests) {
-      assert.equal(request.headers['webhook-id'], delivery!.id);
+      assert.equal(request.headers['webhook-id'], deliveryId);
       assert.deepEqual(verify(request, 'flaky-api-key-0123456789'), lead);
     }
     const body = await auditWith('agency-flaky', subscription.subscriptionId, 3);
@@ -273,7 +268,7 @@ describe('new-lead notifications', () => {
     assert.deepEqual(body, {
       ...subscription,
       lastSuccessTimestamp: body.lastSuccessTimestamp,
-      recentEvents: events(body.recentEvents, delivery!.id, leadId, [
+      recentEvents: events(body.recentEvents, deliveryId, leadId, [
         { attempt: 3, statusCode: 200, error: null },
         { attempt: 2, statusCode: null, error: `connection to ${receiver.host} closed before a complete response` },
         { attempt: 1, statusCode: 503, error: 'receiver answered HTTP 503' },
@@ -287,14 +282,7 @@ describe('new-lead notifications', () => {
 
   it('time out on a receiver that hangs, record it and retry', { timeout: 60_000 }, async () => {
     const subscription = await subscribe('agency-slow', receiver.script('/slow', 'hang'), 'slow-api-key-0123456789');
-    const lead = await submitLead('agency-slow');
-    const leadId = lead.metadata.leadId as string;
-    const [delivery] = await deliveriesOf(leadId);
-    await waitFor(
-      'the delivery',
-      () => deliveryState(delivery!.id),
-      (state) => state === 'DELIVERED',
-    );
+    const { lead, leadId, deliveryId } = await leadDelivered('agency-slow', 'DELIVERED');
 
     const requests = receiver.requestsTo('/slow');
     assert.equal(requests.length, 2);
@@ -303,7 +291,7 @@ describe('new-lead notifications', () => {
     assert.deepEqual(body, {
       ...subscription,
       lastSuccessTimestamp: body.lastSuccessTimestamp,
-      recentEvents: events(body.recentEvents, delivery!.id, leadId, [
+      recentEvents: events(body.recentEvents, deliveryId, leadId, [
         { attempt: 2, statusCode: 200, error: null },
         { attempt: 1, statusCode: null, error: `no response from ${receiver.host} within ${HEADERS_TIMEOUT_MS / 1000} s` },
       ]),
@@ -314,14 +302,7 @@ describe('new-lead notifications', () => {
     timeout: 60_000,
   }, async () => {
     const subscription = await subscribe('agency-gone', receiver.script('/gone', 410), 'gone-api-key-0123456789');
-    const lead = await submitLead('agency-gone');
-    const leadId = lead.metadata.leadId as string;
-    const [delivery] = await deliveriesOf(leadId);
-    await waitFor(
-      'the delivery to fail',
-      () => deliveryState(delivery!.id),
-      (state) => state === 'FAILED',
-    );
+    const { leadId, deliveryId } = await leadDelivered('agency-gone', 'FAILED');
 
     const body = await waitFor(
       'the subscription to be disabled',
@@ -335,7 +316,7 @@ describe('new-lead notifications', () => {
       status: 'INACTIVE',
       updatedAt: body.updatedAt,
       lastSuccessTimestamp: null,
-      recentEvents: events(body.recentEvents, delivery!.id, leadId, [
+      recentEvents: events(body.recentEvents, deliveryId, leadId, [
         { attempt: 1, statusCode: 410, error: 'receiver answered HTTP 410 Gone: the subscription is reported gone, no more attempts' },
       ]),
     });

@@ -17,6 +17,7 @@ import {
   type TestClient,
   type TestServer,
   useServer,
+  cachedTokens,
 } from '../helpers.js';
 
 interface Subscription {
@@ -35,7 +36,6 @@ const fixture = useServer();
 let server: TestServer;
 let client: TestClient;
 let readOnly: TestClient;
-const tokens = new Map<string, string>();
 
 before(async () => {
   await fixture.ready();
@@ -49,18 +49,7 @@ before(async () => {
 });
 
 /** A token per agency and environment: each is also a caller of its own for the rate limit. */
-async function tokenFor(agency: string, environment: 'production' | 'sandbox' = 'production'): Promise<string> {
-  const key = `${agency}|${environment}`;
-  let token = tokens.get(key);
-  if (token === undefined) {
-    token = await getToken(server, client, {
-      root: `${environment === 'sandbox' ? '/sandbox' : ''}/seeker-leads/v1`,
-      intermediary: agency,
-    });
-    tokens.set(key, token);
-  }
-  return token;
-}
+const tokenFor = cachedTokens('/seeker-leads/v1', () => ({ server, client }));
 
 async function call(
   method: string,

@@ -27,7 +27,6 @@ import {
 import type { LocalBlobStore } from '../../src/platform/blobs/local.js';
 import type { ApiModule } from '../../src/platform/module.js';
 import { withTenant } from '../../src/platform/db/tenant.js';
-import { Problem } from '../../src/platform/http/problems.js';
 import {
   assertProblem as problem,
   getToken,
@@ -39,6 +38,7 @@ import {
   type HttpResult,
   type TestServer,
   useServer,
+  assertRefusedBody,
 } from '../helpers.js';
 
 const ROOT = '/import-listings/v1';
@@ -179,20 +179,7 @@ async function attachRefused(
   ids: string[],
   errors: { name: string; reason: string }[],
 ) {
-  await assert.rejects(attach(tenant, listingId, ids), (error: unknown) => {
-    assert.ok(error instanceof Problem);
-    assert.equal(error.status, 400);
-    assert.deepEqual(error.body('t'), {
-      type: '/problems/bad-request',
-      title: 'Bad request',
-      status: 400,
-      detail: 'Your request has not been validated',
-      instance: 't',
-      errors,
-      errorSource: 'body',
-    });
-    return true;
-  });
+  await assertRefusedBody(attach(tenant, listingId, ids), errors);
 }
 
 async function uploaded(externalMediaId: string, bytes = JPEG, fileName = 'photo.jpg', contentType = 'image/jpeg'): Promise<string> {
