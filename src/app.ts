@@ -36,8 +36,10 @@ export interface AppDependencies {
 /** Builds the HTTP application; listening and shutdown are the caller's. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, pool, keys, metrics, logger } = deps;
+  // Widened to Fastify's logger interface, so the app is the plain FastifyInstance everything else takes.
+  const baseLogger: FastifyBaseLogger = logger;
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: baseLogger,
     // Access lines are written at debug level by our own onResponse hook.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'traceparent' }),
     // The request id is our span's traceparent: logs, responses and problem instances share it.

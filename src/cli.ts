@@ -353,12 +353,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The redeliver commands' --delivery or --since (with its filters), each well formed. */
 function redeliveryTarget(options: RedeliverOptions): RedeliveryTarget {
-  if ((options.delivery === undefined) === (options.since === undefined)) throw new CliError('give exactly one of --delivery or --since');
-  if (options.delivery !== undefined) {
+  if (options.delivery !== undefined && options.since === undefined) {
     if (!UUID.test(options.delivery)) throw new CliError(`--delivery must be a webhook-id (a UUID), got "${options.delivery}"`);
     return { deliveryId: options.delivery };
   }
-  const since = new Date(options.since as string);
+  if (options.since === undefined || options.delivery !== undefined) throw new CliError('give exactly one of --delivery or --since');
+  const since = new Date(options.since);
   if (Number.isNaN(since.getTime())) throw new CliError(`--since must be an ISO 8601 time, got "${options.since}"`);
   return { since, environment: options.environment, agencyId: options.agency };
 }

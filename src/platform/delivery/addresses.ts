@@ -91,7 +91,8 @@ function matches(bytes: number[], r: Range): boolean {
   if (bytes.length !== r.bytes.length) return false;
   for (let bit = 0; bit < r.bits; bit += 8) {
     const mask = r.bits - bit >= 8 ? 0xff : (0xff << (8 - (r.bits - bit))) & 0xff;
-    if (((bytes[bit / 8] as number) & mask) !== ((r.bytes[bit / 8] as number) & mask)) return false;
+    // Both arrays have r.bits / 8 bytes or more (equal lengths, checked above): the reads are in range.
+    if (((bytes[bit / 8] ?? 0) & mask) !== ((r.bytes[bit / 8] ?? 0) & mask)) return false;
   }
   return true;
 }

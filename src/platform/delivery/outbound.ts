@@ -147,7 +147,7 @@ function guardedLookup(allowAddresses: readonly string[] | undefined) {
       if (error) return callback(error, []);
       for (const entry of addresses) {
         const reason = reasonToRefuse(entry.address, allowAddresses);
-        if (reason !== undefined) return callback(refused(hostname, entry.address, reason) as unknown as NodeJS.ErrnoException, []);
+        if (reason !== undefined) return callback(refused(hostname, entry.address, reason), []);
       }
       const first = addresses[0];
       if (options.all || !first) return callback(null, addresses);
@@ -220,6 +220,7 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    // undici's body has no encoding set: it yields Buffers (Readable is typed any).
     for await (const chunk of body as AsyncIterable<Buffer>) {
       if (size + chunk.length > max) {
         discard(body);

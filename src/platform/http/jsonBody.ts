@@ -99,20 +99,15 @@ export function installJsonBodies(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJson);
 }
 
-/** One container being walked: its member names (null for an array) and the next index. */
-interface Frame {
-  node: Record<string, unknown> | unknown[];
-  keys: string[] | null;
-  next: number;
-}
+/** One container being walked: an array and its next index, or an object, its member names and the one being visited. */
+type Frame =
+  | { kind: 'array'; items: unknown[]; next: number }
+  | { kind: 'object'; object: object; keys: string[]; next: number; key: string };
 
 /** The pointer of the value each frame of the stack is at. */
 function pointerOf(stack: Frame[]): string {
   let pointer = '';
-  for (const frame of stack) {
-    const step = frame.keys ? (frame.keys[frame.next - 1] as string) : String(frame.next - 1);
-    pointer += `/${escapeStep(step)}`;
-  }
+  for (const frame of stack) pointer += `/${escapeStep(frame.kind === 'object' ? frame.key : String(frame.next - 1))}`;
   return pointer;
 }
 
@@ -157,40 +152,50 @@ export function inspectJson(root: unknown): { errors: FieldError[]; found: numbe
     } else if (typeof value === 'number') {
       const reason = numberReason(value);
       if (reason) report(name, reason);
-    } else if (value !== null && typeof value === 'object') {
-      const keys = Array.isArray(value) ? null : Object.keys(value);
+    } else if (Array.isArray(value)) {
       if (stack.length >= MAX_JSON_DEPTH) {
         report(name, `must not nest deeper than ${MAX_JSON_DEPTH} levels of objects and arrays.`);
-      } else if (keys === null && (value as unknown[]).length > MAX_JSON_ITEMS) {
+      } else if (value.length > MAX_JSON_ITEMS) {
         report(name, `must not hold more than ${MAX_JSON_ITEMS} items.`);
-      } else if (keys !== null && keys.length > MAX_JSON_MEMBERS) {
+      } else {
+        stack.push({ kind: 'array', items: value, next: 0 });
+      }
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      if (stack.length >= MAX_JSON_DEPTH) {
+        report(name, `must not nest deeper than ${MAX_JSON_DEPTH} levels of objects and arrays.`);
+      } else if (keys.length > MAX_JSON_MEMBERS) {
         report(name, `must not hold more than ${MAX_JSON_MEMBERS} members.`);
       } else {
-        if (keys !== null) members += keys.length;
-        stack.push({ node: value as Frame['node'], keys, next: 0 });
+        members += keys.length;
+        stack.push({ kind: 'object', object: value, keys, next: 0, key: '' });
       }
     }
   };
   visit(root, () => '');
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1] as Frame;
-    const length = frame.keys ? frame.keys.length : (frame.node as unknown[]).length;
-    if (frame.next >= length) {
+  for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+    if (frame.kind === 'array') {
+      if (frame.next >= frame.items.length) {
+        stack.pop();
+        continue;
+      }
+      frame.next += 1;
+      visit(frame.items[frame.next - 1], () => pointerOf(stack));
+      continue;
+    }
+    const key = frame.keys[frame.next];
+    if (key === undefined) {
       stack.pop();
       continue;
     }
     frame.next += 1;
-    if (frame.keys) {
-      const key = frame.keys[frame.next - 1] as string;
-      const keyReason = stringReason(key);
-      if (keyReason) {
-        report(() => pointerOf(stack), keyReason);
-        continue;
-      }
-      visit((frame.node as Record<string, unknown>)[key], () => pointerOf(stack));
-    } else {
-      visit((frame.node as unknown[])[frame.next - 1], () => pointerOf(stack));
+    frame.key = key;
+    const keyReason = stringReason(key);
+    if (keyReason) {
+      report(() => pointerOf(stack), keyReason);
+      continue;
     }
+    visit(Reflect.get(frame.object, key), () => pointerOf(stack));
   }
   return { errors, found, members };
 }
@@ -239,7 +244,8 @@ export function firstRepeatedMember(text: string): string | undefined {
       const next = afterWhitespace(text, close + 1);
       const top = stack[stack.length - 1];
       if (text[next] === ':' && top?.names) {
-        const name = JSON.parse(text.slice(i, close + 1)) as string;
+        // The slice is one JSON string literal: it parses to a string.
+        const name = String(JSON.parse(text.slice(i, close + 1)));
         if (top.names.has(name)) {
           const parent = stack.slice(0, -1).map((frame) => `/${escapeStep(frame.step)}`);
           return `${parent.join('')}/${escapeStep(name)}`;

@@ -112,7 +112,8 @@ export function loadKeyring(source: KeySource, options: { create: boolean }): { 
       // Another process created it first.
       if (codeOf(error) !== 'EEXIST') throw new SecretsKeyError(`cannot create ${file}: ${messageOf(error)}`);
     }
-    current = readKeyFile(file) as Buffer;
+    current = readKeyFile(file);
+    if (!current) throw new SecretsKeyError(`cannot read ${file} after creating it`);
   }
   const others = ['.next', '.previous']
     .map((suffix) => readKeyFile(keyFilePath(source.dataDir, suffix)))
@@ -135,6 +136,15 @@ function decrypt(key: Buffer, sealed: Buffer, purpose: string): Buffer {
 }
 
 const SEALED = /^ig1\.([0-9a-f]{16})\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
+
+/** The parts of a sealed value: its KEK id, its wrapped data key and its body (both base64url). */
+function partsOf(sealed: string, purpose: string): { id: string; wrapped: string; body: string } {
+  const [, id, wrapped, body] = SEALED.exec(sealed) ?? [];
+  if (id === undefined || wrapped === undefined || body === undefined) {
+    throw new SecretsKeyError(`a stored ${purpose.split(':')[0]} is not sealed by immogate`);
+  }
+  return { id, wrapped, body };
+}
 
 /** The KEK id a sealed value needs, or undefined for a value that is not sealed. */
 export function sealedWith(sealed: string): string | undefined {
@@ -184,9 +194,7 @@ export class Sealer {
   }
 
   unsealBytes(sealed: string, purpose: string): Buffer {
-    const match = SEALED.exec(sealed);
-    if (!match) throw new SecretsKeyError(`a stored ${purpose.split(':')[0]} is not sealed by immogate`);
-    const [, id, wrapped, body] = match as unknown as [string, string, string, string];
+    const { id, wrapped, body } = partsOf(sealed, purpose);
     const key = this.keyFor(id);
     try {
       const dataKey = decrypt(key, Buffer.from(wrapped, 'base64url'), `${VERSION}.${id}.${purpose}`);
@@ -202,9 +210,7 @@ export class Sealer {
 
   /** The same value with its data key wrapped by `target` instead: the body stays as it is. */
   rewrap(sealed: string, purpose: string, target: Buffer): string {
-    const match = SEALED.exec(sealed);
-    if (!match) throw new SecretsKeyError(`a stored ${purpose.split(':')[0]} is not sealed by immogate`);
-    const [, id, wrapped, body] = match as unknown as [string, string, string, string];
+    const { id, wrapped, body } = partsOf(sealed, purpose);
     const dataKey = decrypt(this.keyFor(id), Buffer.from(wrapped, 'base64url'), `${VERSION}.${id}.${purpose}`);
     const targetId = kekId(target);
     return `${VERSION}.${targetId}.${encrypt(target, dataKey, `${VERSION}.${targetId}.${purpose}`).toString('base64url')}.${body}`;

@@ -134,8 +134,9 @@ export async function rewrapAll(
             WHERE ${column.column} IS NOT NULL AND ${column.key}::text > $1 ORDER BY 1 LIMIT ${BATCH}`,
           [after],
         );
-        if (rows.length === 0) break;
-        after = (rows[rows.length - 1] as { key: string }).key;
+        const last = rows.at(-1);
+        if (last === undefined) break;
+        after = last.key;
         const stale = rows.filter((row) => sealedWith(row.value) !== targetId);
         await updateValues(
           client,
