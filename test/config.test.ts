@@ -7,6 +7,19 @@ import { ConfigError, loadConfig } from '../src/config.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
+/** loadConfig refuses `env`, naming `variable` and saying `message`. */
+function assertRefused(env: Record<string, string>, variable: string, message: string): void {
+  assert.throws(
+    () => loadConfig(env),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.variable, variable);
+      assert.equal(error.message, `${variable}: ${message}`);
+      return true;
+    },
+  );
+}
+
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
@@ -168,15 +181,7 @@ describe('loadConfig', () => {
     ];
     for (const [env, variable, message] of cases) {
       it(`${Object.keys(env)[0]}=${Object.values(env)[0]}`, () => {
-        assert.throws(
-          () => loadConfig(env),
-          (error: unknown) => {
-            assert.ok(error instanceof ConfigError);
-            assert.equal(error.variable, variable);
-            assert.equal(error.message, `${variable}: ${message}`);
-            return true;
-          },
-        );
+        assertRefused(env, variable, message);
       });
     }
   });
@@ -252,15 +257,7 @@ describe('the S3 blob store settings', () => {
     ];
     for (const [title, env, variable, message] of cases) {
       it(title, () => {
-        assert.throws(
-          () => loadConfig(env),
-          (error: unknown) => {
-            assert.ok(error instanceof ConfigError);
-            assert.equal(error.variable, variable);
-            assert.equal(error.message, `${variable}: ${message}`);
-            return true;
-          },
-        );
+        assertRefused(env, variable, message);
       });
     }
   });

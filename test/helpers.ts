@@ -307,6 +307,34 @@ export async function assertRefusedBody(work: Promise<unknown>, errors: { name: 
   });
 }
 
+/**
+ * Sends `send` until the rate limit refuses one (500 at most): asserts each answer before it is
+ * `okStatus`, at least 10 came through (windows are fixed, so a burst may straddle two of them,
+ * but the first refusal comes after the 10 its window allows), and the refusal is the 429 problem
+ * with Retry-After. Answers how many came through.
+ */
+export async function assertRateLimited(send: () => Promise<HttpResult>, okStatus: number): Promise<number> {
+  let passed = 0;
+  let refused: HttpResult | undefined;
+  for (let i = 0; i < 500 && refused === undefined; i++) {
+    const result = await send();
+    if (result.status === 429) refused = result;
+    else {
+      assert.equal(result.status, okStatus, result.text);
+      passed++;
+    }
+  }
+  assert.ok(refused, 'no request was refused');
+  assert.ok(passed >= 10, `only ${passed} requests passed before the first refusal`);
+  assertProblemBody(refused, 429, {
+    type: '/problems/too-many-requests',
+    title: 'Too many requests',
+    detail: 'At most 10 requests per 200 ms are allowed for this caller; retry later',
+  });
+  assert.equal(refused.headers.get('retry-after'), '1');
+  return passed;
+}
+
 /** What useServer gives a test file. */
 export interface ServerFixture {
   readonly database: TestDatabase;
