@@ -1,3 +1,6 @@
+/*
+ * One clock for every process of a run: wall-clock milliseconds, sub-millisecond precise.
+ */
 import { performance } from 'node:perf_hooks';
 
 /**

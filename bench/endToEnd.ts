@@ -1,3 +1,7 @@
+/*
+ * The parts the end-to-end scenarios (ingest, leads) share: their immogate child, the loopback
+ * helper, and a fixed-rate load with the backlog sampled every second.
+ */
 import type pg from 'pg';
 import { loadAtFixedRate } from './fixedRate.js';
 import { dropPendingJobs, pendingJobs } from './jobs.js';

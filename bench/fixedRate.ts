@@ -1,3 +1,6 @@
+/*
+ * A fixed-rate load run in a process of its own (bench/rate.ts).
+ */
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,3 +1,6 @@
+/*
+ * Question and answer with a bench helper process over its IPC channel.
+ */
 import type { ChildProcess } from 'node:child_process';
 
 /** Sends `message` to a bench helper process and resolves with its next message (its answer). */

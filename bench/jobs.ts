@@ -1,3 +1,6 @@
+/*
+ * The backlog of the work streams the end-to-end scenarios watch, read from their queue tables.
+ */
 import type pg from 'pg';
 import { PROCESSING_STREAM } from '../src/apis/classifieds/jobs.js';
 import { WEBHOOKS_STREAM } from '../src/platform/delivery/index.js';

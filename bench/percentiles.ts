@@ -1,3 +1,6 @@
+/*
+ * Latency figures of a run: nearest-rank percentiles.
+ */
 /** Latency figures of a set of samples, in ms rounded to 0.1 (nearest-rank percentiles). */
 export interface Spread {
   count: number;

@@ -1,3 +1,6 @@
+/*
+ * The warm-up before a measured run, and the wait for the worker to drain it.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { loadAtFixedRate } from './fixedRate.js';

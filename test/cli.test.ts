@@ -1,3 +1,6 @@
+/*
+ * The immogate command: clients and their report, errors and exit codes, migrate.
+ */
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';

@@ -1,3 +1,7 @@
+/*
+ * The configuration: every setting checked and refused with its variable named, the S3 settings,
+ * and the CLI stopping on a bad one.
+ */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';

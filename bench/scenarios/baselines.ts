@@ -1,3 +1,7 @@
+/*
+ * The baselines every ratio is measured against, in the same run: a bare node:http server (a), and
+ * the same with one INSERT per request (b).
+ */
 import type { Scenario } from './types.js';
 import { CONNECTIONS } from './types.js';
 

@@ -1,3 +1,6 @@
+/*
+ * The classifieds request scenarios: POST (one and two processes) and GET, with and without ETag.
+ */
 import type { Load } from '../driver.js';
 import { USER_AGENT, CONNECTIONS, type Context, type Scenario } from './types.js';
 

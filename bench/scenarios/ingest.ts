@@ -1,3 +1,6 @@
+/*
+ * Ingest to terminal status: classifieds posted at a fixed rate, processed with their media.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PROCESSING_STREAM as PROCESS_TASK } from '../../src/apis/classifieds/jobs.js';
 import type { Measurement } from '../driver.js';

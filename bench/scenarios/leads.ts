@@ -1,3 +1,6 @@
+/*
+ * Leads to webhooks: leads posted at a fixed rate, delivered to loopback receivers.
+ */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PROCESSING_STREAM as PROCESS_TASK } from '../../src/apis/classifieds/jobs.js';

@@ -1,3 +1,6 @@
+/*
+ * GET /classifieds pages for an offerer with a thousand and one with a million classifieds.
+ */
 import { encodeCursor } from '../../src/apis/classifieds/services/pages.js';
 import { classifiedJson } from '../body.js';
 import { CONNECTIONS, USER_AGENT, type Context, type Row, type Scenario } from './types.js';

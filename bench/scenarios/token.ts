@@ -1,3 +1,6 @@
+/*
+ * The token endpoint under load.
+ */
 import type { Scenario } from './types.js';
 
 export const token: Scenario = {

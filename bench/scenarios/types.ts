@@ -1,3 +1,6 @@
+/*
+ * What a scenario is and what it is given: the shapes bench/run.ts drives.
+ */
 import type { ChildProcess } from 'node:child_process';
 import type pg from 'pg';
 import type { Load, Measurement } from '../driver.js';

@@ -1,3 +1,7 @@
+/*
+ * Webhook deliveries: scheduled in the write's transaction, signed attempts, retries, 410 Gone,
+ * failure and redelivery, leases, shutdowns and crashes mid-attempt.
+ */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type pg from 'pg';

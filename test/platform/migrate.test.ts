@@ -1,3 +1,6 @@
+/*
+ * Migrations: applied once, in order, each in its own transaction, safe when processes race.
+ */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,3 +1,6 @@
+/*
+ * What an operator watches: /health and /ready, /metrics, the OpenAPI documents and /docs.
+ */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { APIS, rootPath, type ApiDescriptor } from '../../src/platform/catalogue.js';

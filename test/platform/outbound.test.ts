@@ -1,3 +1,6 @@
+/*
+ * The outbound HTTP client: the address policy (SSRF), URL checks, limits, redirects, retry timing.
+ */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

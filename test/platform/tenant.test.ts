@@ -1,3 +1,6 @@
+/*
+ * Tenant confinement: withTenant, tenantTransaction and row-level security on every tenant table.
+ */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Environment } from '../../src/platform/catalogue.js';

@@ -1,3 +1,6 @@
+/*
+ * The token endpoint and the JWKS: what clients and OAuth2 libraries get.
+ */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';

@@ -1,4 +1,6 @@
-/** Outbound HTTP and webhook delivery: what API modules import. */
+/*
+ * Outbound HTTP and webhook delivery: what API modules import.
+ */
 export {
   checkTargetUrl,
   createOutbound,
