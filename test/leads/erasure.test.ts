@@ -23,7 +23,7 @@ let server: TestServer;
 /** The same database served without ADMIN_TOKEN. */
 let bare: TestServer;
 /** Bearer tokens by tenant. */
-const tokens: Record<'agency1' | 'agency2' | 'sandbox', { bearer: string; root: string }> = {} as never;
+let tokens: Record<'agency1' | 'agency2' | 'sandbox', { bearer: string; root: string }>;
 let since: number;
 
 before(async () => {
@@ -31,9 +31,11 @@ before(async () => {
   server = fixture.server;
   since = Math.floor(Date.now() / 1000) - 1;
   bare = await startTestServer(fixture.database);
-  tokens.agency1 = { bearer: await fixture.token({ root: ROOT, intermediary: 'agency-1' }), root: ROOT };
-  tokens.agency2 = { bearer: await fixture.token({ root: ROOT, intermediary: 'agency-2' }), root: ROOT };
-  tokens.sandbox = { bearer: await fixture.token({ root: SANDBOX, intermediary: 'agency-1' }), root: SANDBOX };
+  tokens = {
+    agency1: { bearer: await fixture.token({ root: ROOT, intermediary: 'agency-1' }), root: ROOT },
+    agency2: { bearer: await fixture.token({ root: ROOT, intermediary: 'agency-2' }), root: ROOT },
+    sandbox: { bearer: await fixture.token({ root: SANDBOX, intermediary: 'agency-1' }), root: SANDBOX },
+  };
   // A subscription per tenant, so every lead below is stored as a notification too.
   for (const [name, tenant] of Object.entries(tokens)) {
     const result = await call('POST', tenant, '/webhook/subscriptions', {

@@ -11,6 +11,7 @@ import { request as httpRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
 import { listingsApi } from '../../src/apis/listings/index.js';
 import { ABANDONED_UPLOAD_MS, mediaSweepTask } from '../../src/apis/listings/jobs.js';
 import { berlinRentApartmentExample } from '../../src/apis/listings/model/example.js';
@@ -585,7 +586,7 @@ describe('listings referencing media (the listing routes)', () => {
 describe('the media sweep', () => {
   it('deletes media not attached in time, rows and files, and keeps attached and recent ones', async () => {
     const later = new Date(Date.now() + (UPLOAD_URL_SECONDS + UNATTACHED_GRACE_SECONDS + 60) * 1000);
-    const quiet = { warn: () => undefined } as never;
+    const quiet = { warn: () => undefined };
     // What earlier tests left unattached is due by then too: out of the way first.
     await sweepMedia(server.pool, store, quiet, later);
     const stale = await uploaded('sweep-stale');
@@ -604,7 +605,7 @@ describe('the media sweep', () => {
     );
 
     const logged: unknown[] = [];
-    assert.equal(await sweepMedia(server.pool, store, { warn: (...args: unknown[]) => logged.push(args) } as never, later), 3);
+    assert.equal(await sweepMedia(server.pool, store, { warn: (...args: unknown[]) => logged.push(args) }, later), 3);
     assert.deepEqual(logged, []);
     for (const [id, url] of [
       ['sweep-stale', stale],
@@ -632,11 +633,13 @@ describe('the media sweep', () => {
     fs.writeFileSync(running, 'an upload in progress');
     const hourAgo = (Date.now() - ABANDONED_UPLOAD_MS - 1000) / 1000;
     fs.utimesSync(abandoned, hourAgo, hourAgo);
-    const logged: unknown[] = [];
-    const logger = { info: (...args: unknown[]) => logged.push(args), warn: () => undefined } as never;
-    await mediaSweepTask.run({ pool: server.pool, config: server.config, logger } as never);
+    // A real logger writing to a list: every line it logs, parsed.
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info', base: null, timestamp: false }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const signal = new AbortController().signal;
+    await mediaSweepTask.run({ pool: server.pool, config: server.config, logger, workerId: 'test', leaseSeconds: 10, signal });
     assert.deepEqual(fs.readdirSync(incoming), ['still-uploading']);
-    assert.deepEqual(logged, [[{ abandoned: 1 }, 'swept uploads a crash left unfinished']]);
+    assert.deepEqual(lines, [{ level: 30, abandoned: 1, msg: 'swept uploads a crash left unfinished' }]);
     fs.rmSync(running);
   });
 

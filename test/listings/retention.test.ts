@@ -145,7 +145,7 @@ describe('sweepSandboxListings', () => {
 
     await backdate('sandbox', 'agency-1', 'with-photo', 91);
     assert.equal(await sweepSandboxListings(server.pool, new Date()), 1);
-    assert.equal(await sweepMedia(server.pool, store, { warn: () => undefined } as never), 1);
+    assert.equal(await sweepMedia(server.pool, store, { warn: () => undefined }), 1);
     assert.equal(await store.exists(key), false);
     const { rows } = await server.pool.query("SELECT 1 FROM listing_media WHERE external_media_id = 'old-photo'");
     assert.equal(rows.length, 0);

@@ -86,11 +86,9 @@ describe('POST /oauth/token', () => {
       client: { id: client.clientId, secret: client.secret },
       auth: { tokenHost: server.base, tokenPath: '/oauth/token' },
     });
-    const token = await oauth.getToken({
-      scope: 'leads:read',
-      audience: `${server.base}/seeker-leads/v1`,
-      intermediary_id: 'agency-1',
-    } as never);
+    // Our two parameters beyond the library's declared ones: a variable, so they pass its type.
+    const params = { scope: 'leads:read', audience: `${server.base}/seeker-leads/v1`, intermediary_id: 'agency-1' };
+    const token = await oauth.getToken(params);
     assert.equal(token.token.token_type, 'Bearer');
     assert.equal(token.token.scope, 'leads:read');
     assert.equal(token.token.expires_in, 86400);
