@@ -3,6 +3,7 @@
  * The `immogate` command: start, migrate, clients, deliveries, secrets, and the commands the API
  * modules add.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import { Command, CommanderError, Option } from 'commander';
 import { onDrainRequest, processLogger, reportReady, startCluster } from './cluster.js';
@@ -148,9 +149,17 @@ function positiveInteger(name: string) {
   };
 }
 
+/** The version of the installed package: its package.json sits two levels above dist/src/cli.js. */
+function packageVersion(): string {
+  const manifest: unknown = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const version = typeof manifest === 'object' && manifest !== null ? Reflect.get(manifest, 'version') : undefined;
+  return typeof version === 'string' ? version : 'unknown';
+}
+
 export function buildCli(): Command {
   const program = new Command('immogate')
     .description('Partner APIs of a real-estate portal: classifieds ingestion v4, listing import v1, lead API v1.')
+    .version(packageVersion(), '-V, --version', 'print the version of immogate')
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError()
     .exitOverride();
@@ -159,7 +168,7 @@ export function buildCli(): Command {
   program
     .command('start')
     .description(
-      'run the HTTP server and the job worker in one process, or in N with --processes (embedded PostgreSQL unless DATABASE_URL is set); the default command',
+      'run the HTTP server and the job worker in one process, or in N with --processes (embedded PostgreSQL unless DATABASE_URL is set)',
     )
     .addOption(
       new Option('--processes <n>', 'run N processes of server and worker sharing the port and the database; "auto": one per core')
@@ -378,17 +387,17 @@ function reportRedelivery(json: boolean, result: Redelivery, noun: string, byId:
 }
 
 /**
- * No command means start. Not commander's isDefault: that hands an unknown command to start,
- * which then complains about "too many arguments" instead of naming the unknown command.
+ * No command means help, not a server started by accident: `immogate start` starts one. Commander
+ * itself would print the help to stderr and exit 1 on a bare command.
  */
-function withDefaultCommand(argv: string[]): string[] {
+function withHelpByDefault(argv: string[]): string[] {
   const args = argv.slice(2);
-  return args.every((arg) => arg === '--json') ? [...argv, 'start'] : argv;
+  return args.every((arg) => arg === '--json') ? [...argv, 'help'] : argv;
 }
 
 async function main(argv: string[]): Promise<void> {
   try {
-    await buildCli().parseAsync(withDefaultCommand(argv));
+    await buildCli().parseAsync(withHelpByDefault(argv));
   } catch (error) {
     if (error instanceof CommanderError) {
       process.exitCode = error.exitCode === 0 ? 0 : 2;

@@ -2,6 +2,8 @@
  * The immogate command: clients and their report, errors and exit codes, migrate.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ALL_SCOPES } from '../src/platform/catalogue.js';
@@ -17,6 +19,7 @@ import {
   type TestClient,
   type TestDatabase,
   type TestServer,
+  REPO_ROOT,
   useServer,
 } from './helpers.js';
 import { runCli, type CliResult } from './processes.js';
@@ -407,6 +410,23 @@ describe('immogate clients report', () => {
     const result = await cli(['clients', 'report', '--days', '3']);
     assert.deepEqual(result, { code: 0, stdout: 'no tokens issued nor authentications failed in the last 3 day(s)\n', stderr: '' });
     assert.deepEqual(await cliJson(['clients', 'report', '--days', '3']), []);
+  });
+});
+
+describe('immogate without a command, --version', () => {
+  it('a bare immogate prints the help on stdout and exits 0: nothing is started', async () => {
+    const result = await cli([]);
+    assert.equal(result.code, 0);
+    assert.equal(result.stderr, '');
+    assert.match(result.stdout, /^Usage: immogate \[options\] \[command\]\n/);
+    assert.match(result.stdout, /\n {2}start \[options\] +run the HTTP server and the job worker/);
+  });
+
+  it('--version and -V print the version of the package', async () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+    for (const flag of ['--version', '-V']) {
+      assert.deepEqual(await cli([flag]), { code: 0, stdout: `${manifest.version}\n`, stderr: '' });
+    }
   });
 });
 

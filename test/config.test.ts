@@ -278,7 +278,7 @@ describe('the S3 blob store settings', () => {
 });
 
 describe('the CLI with a bad setting', () => {
-  for (const command of [[], ['start'], ['server'], ['worker'], ['migrate'], ['clients', 'list']]) {
+  for (const command of [['start'], ['server'], ['worker'], ['migrate'], ['clients', 'list']]) {
     it(`stops \`immogate ${command.join(' ')}\` with a message naming the variable and no stack trace`, async () => {
       const result = await cli(command, { PORT: 'abc' });
       assert.deepEqual(result, { code: 1, stdout: '', stderr: 'immogate: PORT: must be a whole number, got "abc"\n' });
