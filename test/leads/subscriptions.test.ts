@@ -423,7 +423,9 @@ describe('OpenAPI document', () => {
       ['put', '/webhook/subscriptions/{id}', 'leads:webhooks', ['200']],
       ['delete', '/webhook/subscriptions/{id}', 'leads:webhooks', ['200']],
       ['get', '/webhook/subscriptions/{id}/audit', 'leads:webhooks', ['200']],
+      ['post', '/webhook/subscriptions/{id}/test-events', 'leads:webhooks', ['202']],
     ]);
+    assert.equal(paths['/webhook/subscriptions/{id}/test-events']!.post!['x-immogate-extension'], true);
     const post = paths['/webhook/subscriptions']!.post!;
     assert.equal(post.requestBody.content['application/json'].schema.properties.apiKey.writeOnly, true);
     for (const methods of Object.values(paths)) {

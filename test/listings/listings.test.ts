@@ -527,7 +527,9 @@ describe('OpenAPI document', () => {
       'get /listings/{externalListingId}': 'clim:listings:read',
       'put /listings/{externalListingId}': 'clim:listings:update',
       'delete /listings/{externalListingId}': 'clim:listings:delete',
+      'post /listings/validate': 'clim:listings:create',
     });
+    assert.equal(document.paths['/listings/validate'].post['x-immogate-extension'], true);
     const listingSchema = document.paths['/listings/{externalListingId}'].get.responses['200'].content['application/json'].schema;
     assert.deepEqual(listingSchema.required, ['listing']);
     assert.equal(listingSchema.additionalProperties, false);

@@ -112,7 +112,7 @@ export async function classifiedRoutes(app: ApiApp, { pool }: ApiDependencies): 
     {
       config: { scope: SCOPES.createClassified },
       attachValidation: true,
-      schema: { body: ClassifiedBody, response: { 200: ClassifiedValidation } },
+      schema: { 'x-immogate-extension': true, body: ClassifiedBody, response: { 200: ClassifiedValidation } },
     },
     async (request) => {
       const found = request.validationError?.validation;

@@ -35,7 +35,7 @@ export async function webhookRoutes(app: ApiApp, { pool, config }: ApiDependenci
 
   app.post(
     '/webhooks/test-events',
-    { config: { scope: SCOPES.createSubscriptionToWebhook }, schema: { response: { 202: Delivery } } },
+    { config: { scope: SCOPES.createSubscriptionToWebhook }, schema: { 'x-immogate-extension': true, response: { 202: Delivery } } },
     async (request, reply) => reply.code(202).send(await sendTestEvent(pool, tenantOf(request))),
   );
 }

@@ -87,7 +87,10 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
 
   app.post(
     '/webhook/subscriptions/:id/test-events',
-    { config: { scope: SUBSCRIPTION_SCOPE }, schema: { params: SubscriptionIdParams, response: { 202: Delivery } } },
+    {
+      config: { scope: SUBSCRIPTION_SCOPE },
+      schema: { 'x-immogate-extension': true, params: SubscriptionIdParams, response: { 202: Delivery } },
+    },
     async (request, reply) => reply.code(202).send(await sendTestEvent(pool, tenantOf(request), request.params.id)),
   );
 }

@@ -85,7 +85,7 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
     {
       config: { scope: 'clim:listings:create' },
       attachValidation: true,
-      schema: { body: ListingRequestRef, response: { 200: ListingValidation } },
+      schema: { 'x-immogate-extension': true, body: ListingRequestRef, response: { 200: ListingValidation } },
     },
     async (request) => {
       const found = request.validationError?.validation;

@@ -1,7 +1,7 @@
 /* POST /medias and the presigned upload endpoint of the local blob store. */
 import { tenantOf } from '../../../platform/auth/guard.js';
 import { LocalBlobStore } from '../../../platform/blobs/local.js';
-import type { Environment } from '../../../platform/catalogue.js';
+import { apiById, ENVIRONMENTS, rootPath, type Environment } from '../../../platform/catalogue.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import { MAX_MEDIA_BYTES, MediaCreated, NewMedia } from '../model/media.js';
 import { createMedia, mediaStore, receiveUpload } from '../services/medias.js';
@@ -14,12 +14,14 @@ export interface MediaRouteOptions {
 /** Where the local backend's presigned PUTs go, relative to the API root. */
 export const UPLOAD_PATH = '/media-uploads';
 
+const CLIM = apiById('clim');
+
 export async function mediaRoutes(app: ApiApp, deps: ApiDependencies, options: MediaRouteOptions = {}): Promise<void> {
   const maxBytes = options.maxBytes ?? MAX_MEDIA_BYTES;
   const store = await mediaStore(deps);
-  // Registered once per environment: the prefix says which one this is.
-  const environment: Environment = app.prefix.startsWith('/sandbox/') ? 'sandbox' : 'production';
-  const uploadBaseUrl = `${deps.config.publicUrl}${app.prefix}${UPLOAD_PATH}`;
+  // Uploads go to the API root of the caller's environment, wherever POST /medias was asked (the
+  // console mounts these routes too).
+  const uploadBaseUrl = (environment: Environment) => `${deps.config.publicUrl}${rootPath(CLIM, environment)}${UPLOAD_PATH}`;
 
   app.post(
     '/medias',
@@ -31,11 +33,16 @@ export async function mediaRoutes(app: ApiApp, deps: ApiDependencies, options: M
         response: { 201: MediaCreated },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await createMedia(deps.pool, store, tenantOf(request), request.body, { uploadBaseUrl, maxBytes })),
+    async (request, reply) => {
+      const tenant = tenantOf(request);
+      const options = { uploadBaseUrl: uploadBaseUrl(tenant.environment), maxBytes };
+      return reply.code(201).send(await createMedia(deps.pool, store, tenant, request.body, options));
+    },
   );
 
-  if (!(store instanceof LocalBlobStore)) return;
+  // The upload endpoint is the API root's: registered where the routes are mounted at one.
+  const environment = ENVIRONMENTS.find((candidate) => app.prefix === rootPath(CLIM, candidate));
+  if (!(store instanceof LocalBlobStore) || environment === undefined) return;
   // The upload takes raw bytes of any declared type, unread by Fastify: its own context, so the
   // API's JSON-only parsing stays as it is everywhere else.
   await app.register(async (uploads) => {

@@ -1,0 +1,176 @@
+/*
+ * Lead notifications as the console shows them, through real HTTP with a real worker and a
+ * receiver on loopback: every delivery with every attempt (the headers sent, the apiKey masked,
+ * the answer received, cut at 4 KiB), Redeliver, Send test event; and the operator's view of
+ * every agency's deliveries.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { ConsoleSession } from '../fixtures/console.js';
+import { leadRequest } from '../fixtures/leads.js';
+import { Receiver } from '../fixtures/receiver.js';
+import { assertProblem, useServer, waitFor } from '../helpers.js';
+
+type Body = Record<string, any>;
+
+const ADMIN_TOKEN = 'operator-token-leads-console-0123';
+const API_KEY = 'lead-api-key-0123456789abcdef';
+const LONG_ANSWER = 'x'.repeat(5000);
+
+const fixture = useServer({
+  worker: true,
+  env: { ADMIN_TOKEN, ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.1' },
+  client: { intermediaries: ['agency-1', 'agency-2'], scopes: ['leads:*'] },
+});
+
+let receiver: Receiver;
+let session: ConsoleSession;
+
+before(async () => {
+  await fixture.ready();
+  receiver = await Receiver.start({ body: (status) => (status === 503 ? LONG_ANSWER : 'thanks') });
+  session = await ConsoleSession.signIn(fixture.server.base, {
+    kind: 'integrator',
+    clientId: fixture.client.clientId,
+    clientSecret: fixture.client.secret,
+    agency: 'agency-1',
+    environment: 'sandbox',
+  });
+});
+
+after(async () => {
+  await receiver.close();
+});
+
+async function subscribe(path: string): Promise<string> {
+  const created = await session.request('POST', '/leads/webhook/subscriptions', { body: { url: receiver.script(path), apiKey: API_KEY } });
+  assert.equal(created.status, 201, created.text);
+  return (created.body as { subscriptionId: string }).subscriptionId;
+}
+
+function delivery(id: string): Promise<Body> {
+  return session.request('GET', `/leads/deliveries/${id}`).then((result) => {
+    assert.equal(result.status, 200, result.text);
+    return result.body as Body;
+  });
+}
+
+describe('lead deliveries in the console', () => {
+  it('show every attempt with what was sent and what came back; Redeliver makes another one', async () => {
+    const subscriptionId = await subscribe('/crm/leads');
+    receiver.script('/crm/leads', 503);
+    const lead = await session.request('POST', '/leads/leads', { body: leadRequest() });
+    assert.equal(lead.status, 200, lead.text);
+
+    const page = await waitFor(
+      'the lead delivered',
+      () => session.request('GET', `/leads/deliveries?subscriptionId=${subscriptionId}`),
+      (result) => (result.body as { items: Body[] }).items[0]?.state === 'DELIVERED',
+    );
+    const [summary] = (page.body as { items: Body[] }).items;
+    assert.deepEqual(summary, {
+      id: summary?.id,
+      source: 'leads',
+      environment: 'sandbox',
+      agency: 'agency-1',
+      subscriptionId,
+      url: `${receiver.base}/crm/leads`,
+      state: 'DELIVERED',
+      attempts: 2,
+      test: false,
+      createdAt: summary?.createdAt,
+      deliveredAt: summary?.deliveredAt,
+      nextAttemptAt: null,
+      lastStatusCode: 200,
+    });
+
+    const found = await delivery(String(summary?.id));
+    const [failed, delivered] = found.attemptList as Body[];
+    assert.equal(failed?.statusCode, 503);
+    assert.equal(failed?.error, 'receiver answered HTTP 503');
+    assert.equal(failed?.responseBody, LONG_ANSWER.slice(0, 4096));
+    assert.equal(failed?.responseTruncated, true);
+    assert.equal(delivered?.statusCode, 200);
+    assert.equal(delivered?.responseBody, 'thanks');
+    assert.equal(delivered?.responseTruncated, false);
+    assert.equal(typeof delivered?.latencyMs, 'number');
+    // The apiKey is never shown: its last four characters identify which one went.
+    assert.equal(delivered?.requestHeaders['x-api-key'], '****cdef');
+    const sent = receiver.requestsTo('/crm/leads');
+    assert.equal(sent[1]?.headers['x-api-key'], API_KEY);
+    assert.equal(delivered?.requestHeaders['webhook-signature'], sent[1]?.headers['webhook-signature']);
+    assert.equal(found.request.body, sent[1]?.body);
+    assert.deepEqual(found.request.headers, delivered?.requestHeaders);
+
+    const again = await session.request('POST', `/leads/deliveries/${summary?.id}/redeliveries`);
+    assert.deepEqual(again.body, { redelivered: [summary?.id], skipped: [] });
+    const redelivered = await waitFor(
+      'the third attempt',
+      () => delivery(String(summary?.id)),
+      (body) => body.attemptList.length === 3 && body.state === 'DELIVERED',
+    );
+    assert.equal(redelivered.attemptList[2].statusCode, 200);
+    assert.equal(receiver.requestsTo('/crm/leads').length, 3);
+    assert.equal(receiver.requestsTo('/crm/leads')[2]?.headers['webhook-id'], summary?.id);
+  });
+
+  it('send a test event: a realistic lead, signed with the apiKey, marked as a test', async () => {
+    const subscriptionId = await subscribe('/crm/test');
+    const sent = await session.request('POST', `/leads/webhook/subscriptions/${subscriptionId}/test-events`);
+    assert.equal(sent.status, 202, sent.text);
+    const test = sent.body as Body;
+    assert.equal(test.test, true);
+    assert.equal(test.subscriptionId, subscriptionId);
+    await waitFor(
+      'the test event',
+      async () => receiver.requestsTo('/crm/test').length,
+      (count) => count === 1,
+    );
+    const [received] = receiver.requestsTo('/crm/test');
+    const lead = new Webhook(API_KEY, { format: 'raw' }).verify(received?.body ?? '', {
+      'webhook-id': String(received?.headers['webhook-id']),
+      'webhook-timestamp': String(received?.headers['webhook-timestamp']),
+      'webhook-signature': String(received?.headers['webhook-signature']),
+    }) as Body;
+    assert.equal(received?.headers['webhook-id'], test.id);
+    assert.equal(lead.contactRequest.name, 'Erika Mustermann');
+    assert.equal(lead.metadata.agencyId, 'agency-1');
+    assert.deepEqual(Object.keys(lead).sort(), ['contactRequest', 'metadata', 'property']);
+
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    assertProblem(
+      await session.request('POST', `/leads/webhook/subscriptions/${unknown}/test-events`),
+      404,
+      'Not found',
+      `No webhook subscription ${unknown}`,
+    );
+  });
+
+  it('are the tenant’s own; the operator sees every agency’s, filtered', async () => {
+    const other = await ConsoleSession.signIn(fixture.server.base, {
+      kind: 'integrator',
+      clientId: fixture.client.clientId,
+      clientSecret: fixture.client.secret,
+      agency: 'agency-2',
+      environment: 'sandbox',
+    });
+    const theirs = await other.request('GET', '/leads/deliveries');
+    assert.deepEqual(theirs.body, { items: [] });
+
+    const operator = await ConsoleSession.signIn(fixture.server.base, { kind: 'operator', adminToken: ADMIN_TOKEN });
+    const all = await operator.request('GET', '/admin/deliveries?agency=agency-1&source=leads&state=DELIVERED&limit=1');
+    assert.equal(all.status, 200, all.text);
+    const body = all.body as { items: Body[]; nextCursor: string };
+    assert.equal(body.items.length, 1);
+    assert.equal(body.items[0]?.agency, 'agency-1');
+    const next = await operator.request(
+      'GET',
+      `/admin/deliveries?agency=agency-1&source=leads&state=DELIVERED&limit=1&cursor=${body.nextCursor}`,
+    );
+    assert.notEqual((next.body as { items: Body[] }).items[0]?.id, body.items[0]?.id);
+    const one = await operator.request('GET', `/admin/deliveries/${body.items[0]?.id}`);
+    assert.equal(one.status, 200, one.text);
+    assert.equal((one.body as Body).attemptList.length > 0, true);
+  });
+});
