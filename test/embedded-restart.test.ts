@@ -41,11 +41,15 @@ describe('embedded PostgreSQL restarts after a crash', () => {
     await first.stop();
     assert.equal(fs.existsSync(pidFile(dataDir)), false);
 
-    // `sleep 0` exits at once and stays a zombie: its parent, now `sleep 60`, never reaps it. It
-    // runs as the user PostgreSQL runs as, whose kill(pid, 0) on it then succeeds, as on the
+    // A child that exits at once stays a zombie: its parent never waits for it (a shell might reap
+    // it before exec'ing something that does not, so the parent is perl, which reaps only on wait).
+    // It runs as the user PostgreSQL runs as, whose kill(pid, 0) on it then succeeds, as on the
     // zombie of a killed postmaster.
     const user = process.getuid?.() === 0 ? { uid, gid } : {};
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'], ...user });
+    const parent = spawn('perl', ['-e', '$| = 1; my $child = fork() // die; exit 0 unless $child; print "$child\\n"; sleep 60'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      ...user,
+    });
     children.push(parent);
     let output = '';
     parent.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
