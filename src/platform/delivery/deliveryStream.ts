@@ -63,7 +63,8 @@ export interface DeliveryStreamOptions {
 
 // Only the status matters; a receiver's long answer is cut, not a reason to fail.
 const RESPONSE_BYTES = 64 * 1024;
-const USER_AGENT = 'immogate-webhooks/1';
+/** What every webhook request says it comes from. */
+export const WEBHOOK_USER_AGENT = 'immogate-webhooks/1';
 
 export interface ClaimedDelivery {
   id: string;
@@ -268,7 +269,7 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
     async run(delivery, context) {
       const outbound = sharedOutbound(context.config, {
         allowPrivateTargets: context.config.allowPrivateTargets,
-        userAgent: USER_AGENT,
+        userAgent: WEBHOOK_USER_AGENT,
         ...options.timeouts,
       });
       const secret = sealerFor(context.config).unseal(delivery.secret, WEBHOOK_SECRET);

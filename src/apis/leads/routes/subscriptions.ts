@@ -41,7 +41,10 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
   const sealer = sealerFor(config);
   app.post(
     '/webhook/subscriptions',
-    { config: { scope: SCOPE, rateLimit: RATE_LIMIT }, schema: { body: CreateSubscriptionRequest, response: { 201: Subscription } } },
+    {
+      config: { scope: SCOPE, rateLimit: RATE_LIMIT },
+      schema: { operationId: 'createWebhookSubscription', body: CreateSubscriptionRequest, response: { 201: Subscription } },
+    },
     async (request, reply) => {
       checkUrl(request.body.url, config);
       return reply.code(201).send(await createSubscription(pool, sealer, tenantOf(request), request.body));
@@ -50,7 +53,10 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
 
   app.get(
     '/webhook/subscriptions',
-    { config: { scope: SCOPE }, schema: { querystring: SubscriptionListQuery, response: { 200: SubscriptionPage } } },
+    {
+      config: { scope: SCOPE },
+      schema: { operationId: 'getWebhookSubscriptions', querystring: SubscriptionListQuery, response: { 200: SubscriptionPage } },
+    },
     async (request) => listSubscriptions(pool, tenantOf(request), request.query),
   );
 
@@ -58,14 +64,22 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
     '/webhook/subscriptions/:id',
     {
       config: { scope: SCOPE },
-      schema: { params: SubscriptionIdParams, body: UpdateSubscriptionRequest, response: { 200: Subscription } },
+      schema: {
+        operationId: 'updateWebhookSubscription',
+        params: SubscriptionIdParams,
+        body: UpdateSubscriptionRequest,
+        response: { 200: Subscription },
+      },
     },
     async (request) => updateSubscription(pool, sealer, tenantOf(request), request.params.id, request.body),
   );
 
   app.delete(
     '/webhook/subscriptions/:id',
-    { config: { scope: SCOPE }, schema: { params: SubscriptionIdParams, response: { 200: DeletedSubscription } } },
+    {
+      config: { scope: SCOPE },
+      schema: { operationId: 'deleteWebhookSubscription', params: SubscriptionIdParams, response: { 200: DeletedSubscription } },
+    },
     async (request) => ({
       ...(await deleteSubscription(pool, tenantOf(request), request.params.id)),
       message: 'The subscription was deleted',
@@ -74,7 +88,15 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
 
   app.get(
     '/webhook/subscriptions/:id/audit',
-    { config: { scope: SCOPE }, schema: { params: SubscriptionIdParams, querystring: AuditQuery, response: { 200: Audit } } },
+    {
+      config: { scope: SCOPE },
+      schema: {
+        operationId: 'getWebhookSubscriptionAudit',
+        params: SubscriptionIdParams,
+        querystring: AuditQuery,
+        response: { 200: Audit },
+      },
+    },
     async (request) => auditSubscription(pool, tenantOf(request), request.params.id, request.query.limit),
   );
 }

@@ -29,7 +29,10 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
 
   app.post(
     '/listings',
-    { config: { scope: 'clim:listings:create' }, schema: { body: ListingRequestRef, response: { 201: ListingCreated } } },
+    {
+      config: { scope: 'clim:listings:create' },
+      schema: { operationId: 'createListing', body: ListingRequestRef, response: { 201: ListingCreated } },
+    },
     async (request, reply) => {
       const tenant = tenantOf(request);
       const ack = await createListing(pool, tenant, request.body, await storeFor(request.body));
@@ -43,7 +46,10 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
 
   app.get(
     '/listings',
-    { config: { scope: 'clim:listings:read' }, schema: { querystring: PageQuery, response: { 200: ListingPage } } },
+    {
+      config: { scope: 'clim:listings:read' },
+      schema: { operationId: 'getListings', querystring: PageQuery, response: { 200: ListingPage } },
+    },
     async (request) => listListings(pool, tenantOf(request), request.query.nextPageToken),
   );
 
@@ -52,7 +58,7 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
     {
       config: { scope: 'clim:listings:read' },
       ...documentedOnly,
-      schema: { params: ExternalListingIdParams, response: { 200: ListingResponse } },
+      schema: { operationId: 'getListing', params: ExternalListingIdParams, response: { 200: ListingResponse } },
     },
     async (request) => ({ listing: await readListing(pool, tenantOf(request), request.params.externalListingId) }),
   );
@@ -61,7 +67,12 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
     '/listings/:externalListingId',
     {
       config: { scope: 'clim:listings:update' },
-      schema: { params: ExternalListingIdParams, body: ListingRequestRef, response: { 202: WriteAcknowledgement } },
+      schema: {
+        operationId: 'updateListing',
+        params: ExternalListingIdParams,
+        body: ListingRequestRef,
+        response: { 202: WriteAcknowledgement },
+      },
     },
     async (request, reply) =>
       reply
@@ -71,7 +82,10 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
 
   app.delete(
     '/listings/:externalListingId',
-    { config: { scope: 'clim:listings:delete' }, schema: { params: ExternalListingIdParams, response: { 202: WriteAcknowledgement } } },
+    {
+      config: { scope: 'clim:listings:delete' },
+      schema: { operationId: 'deleteListing', params: ExternalListingIdParams, response: { 202: WriteAcknowledgement } },
+    },
     async (request, reply) => reply.code(202).send(await deleteListing(pool, tenantOf(request), request.params.externalListingId)),
   );
 }
