@@ -88,7 +88,7 @@ export const leadDocs: ApiDocs = {
         'Registers a url where every new lead of the agency is POSTed (see the callback for the request and how to verify it). ' +
         'The subscription is ACTIVE unless `status` says INACTIVE. `apiKey` travels with each notification and keys its signature; ' +
         'it is never returned. An agency may have several subscriptions. At most 10 requests per 200 ms per caller.',
-      responses: { '201': 'The subscription, without its apiKey.' },
+      responses: { '201': 'The new subscription (its key is never returned).' },
       callbacks: { 'New lead': newLead },
     },
     getWebhookSubscriptions: {
