@@ -1,28 +1,42 @@
 /*
  * The docs page (/docs) and what its three documents say: every operation with its operationId,
  * summary, description and tags, the sandbox first, the token service's client-credentials flow,
- * the User-Agent rule where it applies and the webhooks' requests. Then the page in Chromium: each
+ * the User-Agent rule where it applies and the webhooks' requests, which real deliveries to a
+ * receiver on loopback are held to (headers, body, the signature checked as documented). Then the page in Chromium: each
  * document loads without a console error, Authorize gets a token from the token service, and Try
  * it out on the lead API answers 200 (on the classifieds API, the documented 400 of the browser's
  * User-Agent).
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { createHmac } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { leadsApi } from '../../src/apis/leads/index.js';
 import { Lead } from '../../src/apis/leads/model/lead.js';
 import { APIS, rootPath, type ApiDescriptor } from '../../src/platform/catalogue.js';
+import { WEBHOOK_USER_AGENT } from '../../src/platform/delivery/deliveryStream.js';
 import { BROWSER_MISSING, useBrowser, type WatchedPage } from '../fixtures/browser.js';
+import { minimalClassified } from '../fixtures/classifieds.js';
+import { readAsIntended } from '../fixtures/contract.js';
 import { leadRequest } from '../fixtures/leads.js';
-import { http, type TestServer, useServer } from '../helpers.js';
+import { Receiver, type Received } from '../fixtures/receiver.js';
+import { http, type TestServer, USER_AGENT, useServer, waitFor } from '../helpers.js';
 
 type Node = Record<string, any>;
 
 const AGENCY = 'agency-docs';
-const fixture = useServer({ client: { intermediaries: [AGENCY], scopes: ['caas:*', 'clim:*', 'leads:*'] } });
+const fixture = useServer({
+  worker: true,
+  env: { ALLOW_PRIVATE_TARGETS: 'true' },
+  client: { intermediaries: [AGENCY], scopes: ['caas:*', 'clim:*', 'leads:*'] },
+});
 let server: TestServer;
+let receiver: Receiver;
 const documents: Record<string, Node> = {};
 
 before(async () => {
+  receiver = await Receiver.start({ otherwise: 201 });
   await fixture.ready();
   server = fixture.server;
   for (const api of APIS) {
@@ -164,6 +178,76 @@ describe('the three documents', () => {
     });
     assert.deepEqual(Object.keys(callback.responses), ['201', '410', 'default']);
     assert.match(callback.description, /Verifying a signature.*keyed with the UTF-8 bytes of the `secret` of the subscription/s);
+  });
+});
+
+after(() => receiver.close());
+
+/**
+ * Holds a delivered webhook to the callback that documents it: every documented header there
+ * (matching its pattern), the body valid against the documented schema (`document` resolves its
+ * $refs), the signature what the documented recipe computes with `key`.
+ */
+function assertAsDocumented(received: Received, callback: Node, document: Node, key: string): void {
+  for (const parameter of callback.parameters.filter((candidate: Node) => candidate.in === 'header')) {
+    const value = received.headers[parameter.name.toLowerCase()];
+    assert.equal(typeof value, 'string', parameter.name);
+    if (parameter.schema.pattern) assert.match(value as string, new RegExp(parameter.schema.pattern), parameter.name);
+  }
+  assert.equal(received.headers['content-type'], 'application/json');
+  assert.equal(received.headers['user-agent'], WEBHOOK_USER_AGENT);
+  const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
+  (addFormats as unknown as (ajv: Ajv) => void)(ajv);
+  const base = 'https://immogate.test/served.json';
+  ajv.addSchema(readAsIntended(structuredClone(document), base));
+  const schema = callback.requestBody.content['application/json'].schema;
+  const validate = ajv.compile(schema.$ref ? { $ref: `${base}${schema.$ref}` } : schema);
+  assert.ok(validate(JSON.parse(received.body)), JSON.stringify(validate.errors));
+  const id = received.headers['webhook-id'] as string;
+  const timestamp = received.headers['webhook-timestamp'] as string;
+  const expected = createHmac('sha256', Buffer.from(key, 'utf8')).update(`${id}.${timestamp}.${received.body}`).digest('base64');
+  assert.equal(received.headers['webhook-signature'], `v1,${expected}`);
+}
+
+describe('the webhooks as their callbacks document them', () => {
+  it('a new lead: the lead, X-Api-Key and a signature the apiKey verifies', async () => {
+    const token = await fixture.token({ root: '/seeker-leads/v1', intermediary: AGENCY });
+    const apiKey = 'documented-api-key-0123456789';
+    const headers = { authorization: `Bearer ${token}` };
+    const base = `${server.base}/seeker-leads/v1`;
+    const subscribed = await http('POST', `${base}/webhook/subscriptions`, { headers, body: { url: receiver.script('/leads'), apiKey } });
+    assert.equal(subscribed.status, 201, subscribed.text);
+    const created = await http('POST', `${base}/leads`, { headers, body: leadRequest() });
+    assert.equal(created.status, 200, created.text);
+    const [received] = await waitFor(
+      'the lead notification',
+      async () => receiver.requestsTo('/leads'),
+      (list) => list.length > 0,
+    );
+    const document = documents.leads as Node;
+    const callback = document.paths['/webhook/subscriptions'].post.callbacks['New lead']['{$request.body#/url}'].post;
+    assertAsDocumented(received as Received, callback, document, apiKey);
+    assert.equal(received?.headers['x-api-key'], apiKey);
+  });
+
+  it('a classified status: POSTed under {url}/classifieds/{classifiedId}/statuses, a status, a signature the secret verifies', async () => {
+    const token = await fixture.token({ root: '/caas/v4', intermediary: AGENCY });
+    const secret = 'documented-status-secret';
+    const headers = { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT };
+    const base = `${server.base}/caas/v4`;
+    const subscribed = await http('PUT', `${base}/webhooks`, { headers, body: { url: `${receiver.base}/caas`, secret } });
+    assert.equal(subscribed.status, 200, subscribed.text);
+    const created = await http('POST', `${base}/classifieds`, { headers, body: minimalClassified() });
+    assert.equal(created.status, 202, created.text);
+    const path = `/caas/classifieds/${(created.body as Node).classifiedId}/statuses`;
+    const [received] = await waitFor(
+      'the status webhook',
+      async () => receiver.requestsTo(path),
+      (list) => list.length > 0,
+    );
+    const document = documents.caas as Node;
+    const callback = document.paths['/webhooks'].put.callbacks['New status']['{$request.body#/url}/classifieds/classifiedId/statuses'].post;
+    assertAsDocumented(received as Received, callback, document, secret);
   });
 });
 
