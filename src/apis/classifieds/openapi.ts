@@ -5,7 +5,8 @@
  * response or media type), or the list of the keys immogate added to (or appended to) in a node
  * of the real document. Nothing of the real document is removed or changed; the test that diffs
  * the two holds us to that. Every addition names the node it goes to, and a node the reference no
- * longer has throws, so a new reference version cannot be overlaid half-understood.
+ * longer has throws, so a new reference version cannot be overlaid half-understood. The prose and
+ * tags of docs.ts (which the facts document was stripped of) go on as in every other document.
  */
 import reference from '../../../reference/caas-v4-openapi.facts.json' with { type: 'json' };
 import { apiById } from '../../platform/catalogue.js';

@@ -100,7 +100,6 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string, mo
           securitySchemes: { [OAUTH_SCHEME]: oauthScheme(api, publicUrl, docs), [BEARER_SCHEME]: bearerScheme() },
         },
       },
-      // Shared schemas appear under their $id (CaasClassified), not as def-0.
       transformObject: (documentObject) => {
         if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
         const document = pruneSchemas(documentObject.openapiObject);
@@ -108,6 +107,7 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string, mo
         if (docs) describeOperations(document as Record<string, unknown>, api, docs, SCOPE_KEY);
         return document;
       },
+      // Shared schemas appear under their $id (CaasClassified), not as def-0.
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
       transform: ({ schema, url, route }) => {
         // Public routes (health) are documented too; openapi.json and upload URLs hide themselves (schema.hide).
