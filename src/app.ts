@@ -74,7 +74,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   installErrorHandling(app, logger, config.bodyLimitBytes);
   instrumentHttp(app, metrics);
   await installRateLimiting(app, pool);
-  await installOpenApi(app, config.publicUrl);
+  await installOpenApi(app, config.publicUrl, deps.apis);
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {

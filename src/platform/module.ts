@@ -15,6 +15,7 @@ import type { SealedColumn } from './secrets/stored.js';
 import type { ScheduledTask } from './work/schedule.js';
 import type { WorkStream } from './work/stream.js';
 import type { ApiDescriptor } from './catalogue.js';
+import type { ApiDocs } from './http/openapiDocs.js';
 
 /**
  * The Fastify instance an API registers its routes on: route schemas are TypeBox schemas, so a
@@ -46,6 +47,8 @@ export interface ApiModule {
   sealedColumns?: readonly SealedColumn[];
   /** Hooks of the webhook delivery machinery for the API's subscriptions (a 410 ends a subscription). */
   deliverySources?: DeliverySources;
+  /** What the API's OpenAPI document says besides the schemas: operations' prose, tags, scopes (http/openapiDocs.ts). */
+  docs?: ApiDocs;
   /**
    * The API's OpenAPI document, served at {root}/openapi.json in place of the one generated from
    * the route schemas (the classifieds API serves the real document with its extensions marked).

@@ -7,13 +7,18 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
+import { classifiedDocs } from '../../src/apis/classifieds/docs.js';
 import { classifiedSchema } from '../../src/apis/classifieds/model/classified.js';
+import { apiById } from '../../src/platform/catalogue.js';
+import { documentDescription } from '../../src/platform/http/openapiDocs.js';
 import { REPO_ROOT, http, type TestServer, useServer } from '../helpers.js';
 
 type Node = Record<string, unknown>;
 
 const MARK = 'x-immogate-extension';
 const PROSE = new Set(['description', 'summary', 'title']);
+/** An operation of the document: the one place, besides the root, where tags may be added. */
+const OPERATION = /^\/paths\/[^/]+\/(get|put|post|delete|patch|head|options)$/;
 const REFERENCE_FILE = path.join(REPO_ROOT, 'reference/caas-v4-openapi.facts.json');
 const reference = JSON.parse(fs.readFileSync(REFERENCE_FILE, 'utf8')) as Node;
 
@@ -54,8 +59,10 @@ function isOurs(value: unknown): boolean {
  * Every difference between the reference and the served document that no mark allows. Allowed:
  * an added object marked `x-immogate-extension: true` (and anything inside it), an added key in the
  * x-immogate- namespace, a key listed in its node's `x-immogate-extension` list (added there, or an
- * array of the reference extended at its end), array items appended as marked objects, and prose
- * (description, summary, title as text), which the facts document was stripped of.
+ * array of the reference extended at its end), array items appended as marked objects, prose
+ * (description, summary, title as text), which the facts document was stripped of, and navigation:
+ * the tags of an operation (names) and of the document (names with descriptions), which the real
+ * document has none of.
  */
 function unmarkedDifferences(expected: unknown, served: unknown, at = ''): string[] {
   if (Array.isArray(expected)) {
@@ -80,6 +87,7 @@ function unmarkedDifferences(expected: unknown, served: unknown, at = ''): strin
     for (const [key, value] of Object.entries(served)) {
       if (key in expected || key.startsWith('x-immogate-') || listed.includes(key) || isOurs(value)) continue;
       if (PROSE.has(key) && typeof value === 'string') continue;
+      if (key === 'tags' && isTagList(at, value)) continue;
       differences.push(`${at}/${step(key)}: added without a mark`);
     }
     return differences;
@@ -87,9 +95,30 @@ function unmarkedDifferences(expected: unknown, served: unknown, at = ''): strin
   return JSON.stringify(expected) === JSON.stringify(served) ? [] : [`${at}: ${JSON.stringify(expected)} became ${JSON.stringify(served)}`];
 }
 
-/** The servers compared by their paths: the host is the operator's. */
+/** Tags as navigation: an operation's list of names, or the document's list of names with descriptions. */
+function isTagList(at: string, value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  if (OPERATION.test(at)) return value.every((tag) => typeof tag === 'string');
+  if (at === '') {
+    return value.every(
+      (tag) =>
+        isNode(tag) &&
+        Object.keys(tag).join() === 'name,description' &&
+        typeof tag.name === 'string' &&
+        typeof tag.description === 'string',
+    );
+  }
+  return false;
+}
+
+/**
+ * The servers compared by their paths, in the order of their paths: the host is the operator's, and
+ * so is the order (immogate lists the sandbox first, for the docs page to select it).
+ */
 function withServerPaths(document: Node): Node {
-  const servers = (document.servers as { url: string }[]).map((server) => ({ ...server, url: new URL(server.url).pathname }));
+  const servers = (document.servers as { url: string }[])
+    .map((server) => ({ ...server, url: new URL(server.url).pathname }))
+    .sort((a, b) => a.url.localeCompare(b.url));
   return { ...document, servers };
 }
 
@@ -116,15 +145,18 @@ describe('the served classifieds OpenAPI document', () => {
       const document = await served(root);
       assert.deepEqual(unmarkedDifferences(withServerPaths(reference), withServerPaths(document)), [], root);
       assert.deepEqual(document.servers, [
-        { url: `${server.base}/caas/v4`, description: 'production' },
         { url: `${server.base}/sandbox/caas/v4`, description: 'sandbox' },
+        { url: `${server.base}/caas/v4`, description: 'production' },
       ]);
       assert.deepEqual(document.info, {
         version: '4.0.2',
         title: 'Classifieds ingestion API',
-        description:
-          "The real classifieds ingestion API 4.0.2 as immogate serves it. immogate's additions are marked x-immogate-extension: true on what it added, or the list of the keys it added to a node of the real document.",
+        description: documentDescription(apiById('caas'), classifiedDocs, server.base),
       });
+      assert.match(
+        (document.info as Node).description as string,
+        /This is the real classifieds ingestion API 4\.0\.2 as immogate serves it\. immogate's additions are marked `x-immogate-extension`/,
+      );
     }
   });
 
@@ -134,11 +166,22 @@ describe('the served classifieds OpenAPI document', () => {
     delete nodeAt(document, '/paths/~1classifieds/get/responses')['403'];
     nodeAt(document, '/components/schemas/Webhook').additionalProperties = false;
     (nodeAt(document, '/paths/~1classifieds~1{classifiedId}/get').parameters as Node[]).push({ name: 'X-Debug', in: 'header' });
+    // Tags pass only as navigation: names on an operation, names with descriptions at the root.
+    nodeAt(document, '/components/schemas/Webhook').tags = ['Webhooks'];
+    nodeAt(document, '/paths/~1webhooks/delete').tags = [{ name: 'Webhooks' }];
+    (document.tags as Node[]).push({ name: 'Extra', description: 'extra', externalDocs: { url: 'https://example.org' } });
+    (document.servers as Node[]).pop();
     assert.deepEqual(unmarkedDifferences(withServerPaths(reference), withServerPaths(document)), [
+      // The production server dropped: the sandbox is left alone to compare with the first real server.
+      '/servers/0/url: "/caas/v4" became "/sandbox/caas/v4"',
+      '/servers/1: an object became undefined',
       '/paths/~1classifieds/get/parameters/3/schema/default: 250 became 100',
       '/paths/~1classifieds/get/responses/403: removed',
       '/paths/~1classifieds~1{classifiedId}/get/parameters/4: added without a mark',
+      '/paths/~1webhooks/delete/tags: added without a mark',
       '/components/schemas/Webhook/additionalProperties: added without a mark',
+      '/components/schemas/Webhook/tags: added without a mark',
+      '/tags: added without a mark',
     ]);
   });
 
@@ -149,9 +192,18 @@ describe('the served classifieds OpenAPI document', () => {
     const rest = Object.fromEntries(
       Object.entries(found).filter(([pointer, mark]) => !problemTypes.includes(pointer) && JSON.stringify(mark) !== '["maxItems"]'),
     );
+    const callback = '/paths/~1webhooks/put/callbacks/New status/{$request.body#~1url}~1classifieds~1classifiedId~1statuses/post';
     assert.deepEqual(rest, {
+      '': ['security'],
       '/paths/~1classifieds/post/responses/202/headers/ETag': true,
       '/paths/~1classifieds/post/responses/413': true,
+      // immogate's own operations, marked whole; they take the create's and the subscription's error answers, 413 among them.
+      '/paths/~1classifieds~1validate': true,
+      '/paths/~1classifieds~1validate/post': true,
+      '/paths/~1classifieds~1validate/post/responses/413': true,
+      '/paths/~1webhooks~1test-events': true,
+      '/paths/~1webhooks~1test-events/post': true,
+      '/paths/~1webhooks~1test-events/post/responses/413': true,
       '/paths/~1classifieds/get/parameters/3/schema': ['minimum'],
       '/paths/~1classifieds/get/responses/400': true,
       '/paths/~1classifieds~1{classifiedId}/get/parameters/3': true,
@@ -162,6 +214,11 @@ describe('the served classifieds OpenAPI document', () => {
       '/paths/~1classifieds~1{classifiedId}/delete/responses/202/headers/ETag': true,
       '/paths/~1classifieds~1{classifiedId}~1statuses/get/parameters/2/schema': ['format'],
       '/paths/~1classifieds~1{classifiedId}~1statuses/get/parameters/7/schema': ['minimum', 'default'],
+      [`${callback}/parameters/1`]: true,
+      [`${callback}/parameters/2`]: true,
+      [`${callback}/parameters/3`]: true,
+      [`${callback}/responses/410`]: true,
+      [`${callback}/responses/default`]: true,
       '/paths/~1webhooks/put/responses/413': true,
       '/paths/~1webhooks/delete/responses/403': true,
       '/components/schemas/Webhook/properties/url': ['maxLength'],
@@ -169,13 +226,18 @@ describe('the served classifieds OpenAPI document', () => {
       '/components/schemas/ClassifiedStatus/properties/mediaStatuses/items/properties/reason': true,
       '/components/schemas/ClassifiedStatus/properties/stage': true,
       '/components/schemas/ValidationErrorResponse/allOf/1/properties/errorSource': ['enum'],
+      '/components/securitySchemes/oauth2': true,
     });
     // Every error answer of the real document also under the content type immogate sends.
-    const errorAnswers = Object.values(reference.paths as Record<string, Record<string, Node>>)
-      .flatMap((methods) => Object.values(methods))
-      .flatMap((operation) => Object.entries(operation.responses as Record<string, Node>))
-      .filter(([status, response]) => (status === 'default' || Number(status) >= 400) && response.content !== undefined);
-    assert.equal(problemTypes.length, errorAnswers.length);
+    const errorAnswersOf = (operations: Node[]) =>
+      operations
+        .flatMap((operation) => Object.entries(operation.responses as Record<string, Node>))
+        .filter(([status, response]) => (status === 'default' || Number(status) >= 400) && response.content !== undefined);
+    const referencePaths = reference.paths as Record<string, Record<string, Node>>;
+    const errorAnswers = errorAnswersOf(Object.values(referencePaths).flatMap((methods) => Object.values(methods)));
+    // The two operations of immogate's own answer errors as the create and the subscription do.
+    const extensionAnswers = errorAnswersOf([nodeAt(reference, '/paths/~1classifieds/post'), nodeAt(reference, '/paths/~1webhooks/put')]);
+    assert.equal(problemTypes.length, errorAnswers.length + extensionAnswers.length);
     // One bound for each array the request schema bounds, plus PUT /webhooks' statuses.
     const generatedBounds = JSON.stringify(classifiedSchema).split('"x-immogate-bound"').length - 1;
     assert.equal(bounds.length, generatedBounds + 1);
@@ -184,7 +246,12 @@ describe('the served classifieds OpenAPI document', () => {
   it('keeps the real operations, parameters, answers and content types, and shows the extensions', async () => {
     const document = await served('/caas/v4');
     const paths = document.paths as Record<string, Record<string, Node>>;
-    const operations = Object.values(paths).flatMap((methods) => Object.values(methods));
+    // The operations of each path item (an item of immogate's own also carries its mark).
+    const operations = Object.values(paths).flatMap((methods) =>
+      Object.entries(methods)
+        .filter(([method]) => ['get', 'put', 'post', 'delete'].includes(method))
+        .map(([, operation]) => operation),
+    );
     assert.deepEqual(
       operations.map((operation) => [operation.operationId, operation['x-immogate-scope']]),
       [
@@ -196,6 +263,8 @@ describe('the served classifieds OpenAPI document', () => {
         ['getClassifiedStatuses', 'caas:classifieds:read'],
         ['createSubscriptionToWebhook', 'caas:classifieds:*'],
         ['deleteSubscriptionToWebhook', 'caas:classifieds:*'],
+        ['validateClassified', 'caas:classifieds:create'],
+        ['sendWebhookTestEvent', 'caas:classifieds:*'],
       ],
     );
     const getOne = nodeAt(document, '/paths/~1classifieds~1{classifiedId}/get');

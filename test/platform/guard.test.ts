@@ -433,12 +433,12 @@ describe('tenant', () => {
 });
 
 describe('OpenAPI document of guarded routes', () => {
-  it('lists routes declared without a schema, with their scope and bearer security', async () => {
+  it('lists routes declared without a schema, with their scope and the token schemes', async () => {
     const result = await http('GET', url(caas, '/openapi.json'));
     assert.equal(result.status, 200);
     const document = result.body as { paths: Record<string, Record<string, Record<string, unknown>>> };
     assert.deepEqual(Object.keys(document.paths).sort(), ['/probe', '/probe/wildcard']);
-    assert.deepEqual(document.paths['/probe']?.get?.security, [{ bearerAuth: [] }]);
+    assert.deepEqual(document.paths['/probe']?.get?.security, [{ oauth2: ['caas:classifieds:read'] }, { bearerAuth: [] }]);
     assert.equal(document.paths['/probe']?.get?.['x-scope'], 'caas:classifieds:read');
   });
 });

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { APIS, rootPath, type ApiDescriptor } from '../../src/platform/catalogue.js';
 import type { ApiModule } from '../../src/platform/module.js';
 import { scheduleDelivery } from '../../src/platform/delivery/index.js';
+import { oauthScheme } from '../../src/platform/http/openapiDocs.js';
 import {
   TRACEPARENT,
   createTestDatabase,
@@ -226,15 +227,36 @@ const PROBLEM_RESPONSE = {
   },
 };
 
+/** The document of an API whose module brings no docs: its routes as they are, the servers, both schemes. */
 function expectedDocument(descriptor: ApiDescriptor, paths: Record<string, unknown>) {
   return {
     openapi: '3.0.3',
     info: { title: descriptor.title, version: descriptor.version },
-    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }, schemas: {} },
+    components: {
+      securitySchemes: {
+        oauth2: {
+          type: 'oauth2',
+          description: oauthScheme(descriptor, server.base, undefined).description,
+          flows: {
+            clientCredentials: {
+              tokenUrl: `${server.base}/oauth/token`,
+              scopes: Object.fromEntries(descriptor.scopes.map((scope) => [scope, ''])),
+            },
+          },
+        },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A token obtained from the token service yourself.',
+        },
+      },
+      schemas: {},
+    },
     paths,
     servers: [
-      { url: server.base + rootPath(descriptor, 'production'), description: 'production' },
       { url: server.base + rootPath(descriptor, 'sandbox'), description: 'sandbox' },
+      { url: server.base + rootPath(descriptor, 'production'), description: 'production' },
     ],
   };
 }
@@ -245,7 +267,7 @@ describe('GET {root}/openapi.json', () => {
       get: {
         summary: 'Read a thing',
         parameters: [{ schema: { type: 'string', minLength: 1 }, in: 'path', name: 'id', required: true }],
-        security: [{ bearerAuth: [] }],
+        security: [{ oauth2: ['caas:classifieds:read'] }, { bearerAuth: [] }],
         'x-scope': 'caas:classifieds:read',
         responses: {
           200: {
@@ -296,7 +318,7 @@ describe('GET /docs', () => {
     assert.equal(page.status, 200);
     assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
     const html = await page.text();
-    assert.match(html, /<title>Swagger UI<\/title>/);
+    assert.match(html, /<title>immogate API documentation<\/title>/);
     assert.match(html, /<div id="swagger-ui"><\/div>/);
     const src = /<script src="([^"]*swagger-initializer\.js)"/.exec(html)?.[1];
     assert.ok(src, html);
@@ -304,21 +326,21 @@ describe('GET /docs', () => {
     const initializer = await fetch(new URL(src, page.url));
     assert.equal(initializer.status, 200);
     const script = await initializer.text();
-    const config = /const config = (\{.*\})\n/.exec(script)?.[1];
-    assert.ok(config, script);
-    assert.deepEqual(JSON.parse(config), {
-      urls: [
-        { url: '/caas/v4/openapi.json', name: 'Classifieds ingestion API 4.0.2' },
-        { url: '/import-listings/v1/openapi.json', name: 'Listing import API (German market) 1.0.7' },
-        { url: '/seeker-leads/v1/openapi.json', name: 'Lead API 1.4.0' },
-      ],
-    });
+    // The configuration is JavaScript (its plugins are functions): its list of documents is JSON.
+    const urls = /const config = \{"urls":(\[.*?\]),/.exec(script)?.[1];
+    assert.ok(urls, script);
+    assert.deepEqual(JSON.parse(urls), [
+      { url: '/caas/v4/openapi.json', name: 'Classifieds ingestion API 4.0.2' },
+      { url: '/import-listings/v1/openapi.json', name: 'Listing import API (German market) 1.0.7' },
+      { url: '/seeker-leads/v1/openapi.json', name: 'Lead API 1.4.0' },
+    ]);
+    assert.match(script, /"plugins":\[function downloadUrlPlugin\(system\) \{.*\},function clientCredentialsPlugin\(system\) \{/s);
 
     // What the browser then loads: the bundle, and each document (a browser sends a User-Agent).
     const bundle = await fetch(new URL(src.replace('swagger-initializer.js', 'swagger-ui-bundle.js'), page.url));
     assert.equal(bundle.status, 200);
     await bundle.arrayBuffer();
-    for (const { url, name } of JSON.parse(config).urls as Array<{ url: string; name: string }>) {
+    for (const { url, name } of JSON.parse(urls) as Array<{ url: string; name: string }>) {
       const document = await http('GET', new URL(url, page.url).toString(), { headers: { 'user-agent': 'Mozilla/5.0' } });
       assert.equal(document.status, 200);
       const info = (document.body as { info: { title: string; version: string } }).info;

@@ -2,6 +2,7 @@
 import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../../platform/module.js';
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
+import { classifiedDocs } from './docs.js';
 import { processingStream, retentionTask } from './jobs.js';
 import { CLASSIFIED_SCHEMA_ID, classifiedSchema } from './model/classified.js';
 import { SCOPES } from './model/scopes.js';
@@ -15,6 +16,7 @@ import { removeGone, subscriptionStates } from './services/webhooks.js';
 
 export const classifiedsApi: ApiModule = {
   api: apiById('caas'),
+  docs: classifiedDocs,
   schemas: [{ ...classifiedSchema, $id: CLASSIFIED_SCHEMA_ID }],
   streams: [processingStream],
   tasks: [retentionTask],

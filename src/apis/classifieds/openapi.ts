@@ -5,14 +5,33 @@
  * response or media type), or the list of the keys immogate added to (or appended to) in a node
  * of the real document. Nothing of the real document is removed or changed; the test that diffs
  * the two holds us to that. Every addition names the node it goes to, and a node the reference no
- * longer has throws, so a new reference version cannot be overlaid half-understood.
+ * longer has throws, so a new reference version cannot be overlaid half-understood. The prose and
+ * tags of docs.ts (which the facts document was stripped of) go on as in every other document.
  */
 import reference from '../../../reference/caas-v4-openapi.facts.json' with { type: 'json' };
+import { apiById } from '../../platform/catalogue.js';
+import { Delivery } from '../../platform/delivery/index.js';
+import {
+  BEARER_SCHEME,
+  OAUTH_SCHEME,
+  bearerScheme,
+  deliveryAnswers,
+  describeOperations,
+  documentDescription,
+  documentServers,
+  documentTags,
+  oauthScheme,
+  signatureHeaderParameters,
+  userAgentNote,
+  verifyingSignatures,
+} from '../../platform/http/openapiDocs.js';
+import { classifiedDocs } from './docs.js';
 import { BOUND_MARK, BOUND_NOTE } from './model/bounds.js';
 import { classifiedSchema } from './model/classified.js';
 import { MAX_PAGE_SIZE } from './model/pages.js';
 import { SCOPES } from './model/scopes.js';
 import { STAGES } from './model/statuses.js';
+import { ClassifiedValidation } from './model/validation.js';
 import { STATUS_FILTER_MAX_ITEMS, SubscriptionSecret, URL_MAX_LENGTH } from './model/webhooks.js';
 
 export const EXTENSION_MARK = 'x-immogate-extension';
@@ -256,20 +275,113 @@ function overlayArrayBounds(document: Node): void {
   if (unmet.length > 0) throw new Error(`caas OpenAPI overlay: the reference has no array at ${unmet.join(', ')}`);
 }
 
+/**
+ * What the docs page needs beyond the facts: prose on operations, tags, the token service's
+ * client-credentials scheme (ours, beside the real bearer scheme, as an alternative of the real
+ * security requirement), the status webhook's headers and answers, and the User-Agent rule.
+ */
+function overlayDocs(document: Node, publicUrl: string): void {
+  const api = apiById('caas');
+  const info = at(document, '/info');
+  info.title = 'Classifieds ingestion API';
+  info.description = documentDescription(api, classifiedDocs, publicUrl);
+  // Navigation, not contract: the diff lets the top-level and operation tags through like prose.
+  document.tags = documentTags(classifiedDocs);
+  describeOperations(document, api, classifiedDocs, 'x-immogate-scope');
+
+  const schemes = at(document, '/components/securitySchemes');
+  add(schemes, OAUTH_SCHEME, { ...oauthScheme(api, publicUrl, classifiedDocs) });
+  describe(at(schemes, `/${BEARER_SCHEME}`), bearerScheme().description);
+  extend(document, { security: [{ [OAUTH_SCHEME]: [] }] });
+
+  const userAgent = userAgentNote(api);
+  if (userAgent) describe(at(document, '/components/parameters/userAgentHeader'), userAgent);
+
+  const callback = at(
+    document,
+    '/paths/~1webhooks/put/callbacks/New status/{$request.body#~1url}~1classifieds~1classifiedId~1statuses/post',
+  );
+  const answers = deliveryAnswers('the subscription ends');
+  callback.summary = 'A new status (sent to your url)';
+  describe(
+    callback,
+    [
+      "Each new status of the agency's classifieds (of the statuses subscribed to) is POSTed to " +
+        '`{url}/classifieds/{classifiedId}/statuses`, the body a status as `GET /classifieds/{classifiedId}/statuses` lists ' +
+        'it, with a Standard Webhooks signature keyed with the `secret` of the subscription.',
+      verifyingSignatures('the `secret` of the subscription'),
+    ].join('\n\n'),
+  );
+  if (!Array.isArray(callback.parameters)) throw new Error('caas OpenAPI overlay: the status callback has no parameters in the reference');
+  callback.parameters.push(...signatureHeaderParameters().map((parameter) => ours(parameter)));
+  const responses = at(callback, '/responses');
+  describe(at(responses, '/201'), answers.success);
+  add(responses, '410', { description: answers.gone });
+  add(responses, 'default', { description: answers.other });
+}
+
+/**
+ * Operations of immogate's own, marked whole: POST /classifieds/validate (what a POST would meet,
+ * nothing written) and POST /webhooks/test-events (a sample status sent to the subscription).
+ * They take the create and subscribe operations' parameters (User-Agent, traceparent) and answers
+ * to errors, and their scopes.
+ */
+function overlayExtensionOperations(document: Node): void {
+  const paths = at(document, '/paths');
+  const create = at(document, '/paths/~1classifieds/post');
+  const subscribe = at(document, '/paths/~1webhooks/put');
+  const errorsOf = (operation: Node) =>
+    Object.fromEntries(members(operation, 'responses').filter(([status]) => status === 'default' || Number(status) >= 400));
+  const plain = (schema: unknown): Node => JSON.parse(JSON.stringify(schema));
+  add(
+    paths,
+    '/classifieds/validate',
+    ours({
+      post: ours({
+        operationId: 'validateClassified',
+        'x-immogate-scope': SCOPES.createClassified,
+        parameters: structuredClone(create.parameters),
+        requestBody: structuredClone(create.requestBody),
+        responses: {
+          '200': {
+            headers: { traceparent: TRACEPARENT },
+            content: { 'application/json': { schema: plain(ClassifiedValidation) } },
+          },
+          ...structuredClone(errorsOf(create)),
+        },
+      }),
+    }),
+  );
+  add(
+    paths,
+    '/webhooks/test-events',
+    ours({
+      post: ours({
+        operationId: 'sendWebhookTestEvent',
+        'x-immogate-scope': SCOPES.createSubscriptionToWebhook,
+        parameters: structuredClone(subscribe.parameters),
+        responses: {
+          '202': {
+            headers: { traceparent: TRACEPARENT },
+            content: { 'application/json': { schema: plain(Delivery) } },
+          },
+          ...structuredClone(errorsOf(subscribe)),
+        },
+      }),
+    }),
+  );
+}
+
 /** The served document for a server reachable at `publicUrl`. */
 export function classifiedsOpenApi(publicUrl: string): Node {
   // The JSON module's literal type is no use here: the overlay reads it as the JSON tree it is.
   const document = structuredClone(reference) as Node;
-  document.servers = [
-    { url: `${publicUrl}/caas/v4`, description: 'production' },
-    { url: `${publicUrl}/sandbox/caas/v4`, description: 'sandbox' },
-  ];
-  const info = at(document, '/info');
-  info.title = 'Classifieds ingestion API';
-  info.description =
-    "The real classifieds ingestion API 4.0.2 as immogate serves it. immogate's additions are marked x-immogate-extension: true on what it added, or the list of the keys it added to a node of the real document.";
+  // The real servers at the operator's host, the sandbox first: the docs page calls the first.
+  document.servers = documentServers(apiById('caas'), publicUrl);
   overlayOperations(document);
   overlayProblemTypes(document);
   overlaySchemas(document);
+  overlayExtensionOperations(document);
+  overlayDocs(document, publicUrl);
   return document;
 }

@@ -3,6 +3,7 @@ import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../../platform/module.js';
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { leadCommands } from './commands.js';
+import { leadDocs } from './docs.js';
 import { DELIVERY_SOURCE } from './model/subscription.js';
 import { leadAdminRoutes } from './routes/admin.js';
 import { leadRoutes } from './routes/leads.js';
@@ -11,6 +12,7 @@ import { deliveryHooks } from './services/subscriptions.js';
 
 export const leadsApi: ApiModule = {
   api: apiById('leads'),
+  docs: leadDocs,
   sealedColumns: [{ table: 'lead_webhook_subscriptions', column: 'api_key', key: 'id', purpose: () => WEBHOOK_SECRET }],
   deliverySources: { [DELIVERY_SOURCE]: deliveryHooks },
   async routes(app, deps) {

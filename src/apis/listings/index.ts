@@ -1,6 +1,7 @@
 /* Listing import v1 (German market), served under /import-listings/v1 and /sandbox/import-listings/v1. */
 import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../../platform/module.js';
+import { listingDocs } from './docs.js';
 import { mediaSweepTask, retentionTask } from './jobs.js';
 import { ListingRequest } from './model/listing.js';
 import { consoleRoutes } from './routes/console.js';
@@ -10,6 +11,7 @@ import { mediaRoutes } from './routes/medias.js';
 
 export const listingsApi: ApiModule = {
   api: apiById('clim'),
+  docs: listingDocs,
   schemas: [ListingRequest],
   tasks: [retentionTask, mediaSweepTask],
   async routes(app, deps) {

@@ -64,7 +64,7 @@ export async function consoleApp(app: FastifyInstance, deps: ConsoleDependencies
 async function consolePages(app: FastifyInstance, assets: string): Promise<void> {
   const built = fs.existsSync(`${assets}/index.html`);
   if (built) {
-    await app.register(fastifyStatic, { root: assets, prefix: '/', index: ['index.html'], wildcard: false, serve: true });
+    await app.register(fastifyStatic, { root: assets, prefix: '/', index: false, wildcard: false, serve: true });
   }
   const index = async (_request: FastifyRequest, reply: FastifyReply) => {
     if (!built) return sendProblem(reply, serviceUnavailable('The console was not built: run npm run build (npm install does it)'));

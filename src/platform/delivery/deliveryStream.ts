@@ -67,7 +67,8 @@ export interface DeliveryStreamOptions {
 const RESPONSE_BYTES = 64 * 1024;
 // What an attempt keeps of the answer for the delivery view: enough to read an error page's point.
 const RESPONSE_KEPT_BYTES = 4096;
-const USER_AGENT = 'immogate-webhooks/1';
+/** What every webhook request says it comes from. */
+export const WEBHOOK_USER_AGENT = 'immogate-webhooks/1';
 
 export interface ClaimedDelivery {
   id: string;
@@ -148,7 +149,7 @@ async function call(outbound: Outbound, delivery: ClaimedDelivery, secret: strin
   };
   const sent = {
     ...headers,
-    'user-agent': USER_AGENT,
+    'user-agent': WEBHOOK_USER_AGENT,
     ...(delivery.secret_header === null ? {} : { [delivery.secret_header]: masked(secret) }),
   };
   const noAnswer = { requestHeaders: sent, responseBody: null, responseTruncated: false };
@@ -332,7 +333,7 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
     async run(delivery, context) {
       const outbound = sharedOutbound(context.config, {
         allowPrivateTargets: context.config.allowPrivateTargets,
-        userAgent: USER_AGENT,
+        userAgent: WEBHOOK_USER_AGENT,
         ...options.timeouts,
       });
       const secret = sealerFor(context.config).unseal(delivery.secret, WEBHOOK_SECRET);

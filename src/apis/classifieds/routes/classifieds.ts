@@ -36,7 +36,10 @@ const documentedOnly = { serializerCompiler: () => (data: unknown) => JSON.strin
 export async function classifiedRoutes(app: ApiApp, { pool }: ApiDependencies): Promise<void> {
   app.post(
     '/classifieds',
-    { config: { scope: SCOPES.createClassified }, schema: { body: ClassifiedBody, response: { 202: AcknowledgementSchema } } },
+    {
+      config: { scope: SCOPES.createClassified },
+      schema: { operationId: 'createClassified', body: ClassifiedBody, response: { 202: AcknowledgementSchema } },
+    },
     async (request, reply) => {
       const accepted = await createClassified(pool, tenantOf(request), request.body, request.rawJson ?? undefined);
       return reply.code(202).header('etag', `"${accepted.revision}"`).send(acknowledgement(accepted.classifiedId));
@@ -47,7 +50,13 @@ export async function classifiedRoutes(app: ApiApp, { pool }: ApiDependencies): 
     '/classifieds/:classifiedId',
     {
       config: { scope: SCOPES.updateClassified },
-      schema: { params: ClassifiedIdParams, headers: IfMatchHeaders, body: ClassifiedBody, response: { 202: AcknowledgementSchema } },
+      schema: {
+        operationId: 'updateClassified',
+        params: ClassifiedIdParams,
+        headers: IfMatchHeaders,
+        body: ClassifiedBody,
+        response: { 202: AcknowledgementSchema },
+      },
     },
     async (request, reply) => {
       const accepted = await updateClassified(
@@ -64,7 +73,10 @@ export async function classifiedRoutes(app: ApiApp, { pool }: ApiDependencies): 
 
   app.delete(
     '/classifieds/:classifiedId',
-    { config: { scope: SCOPES.deleteClassified }, schema: { params: ClassifiedIdParams, response: { 202: AcknowledgementSchema } } },
+    {
+      config: { scope: SCOPES.deleteClassified },
+      schema: { operationId: 'deleteClassified', params: ClassifiedIdParams, response: { 202: AcknowledgementSchema } },
+    },
     async (request, reply) => {
       const accepted = await deleteClassified(pool, tenantOf(request), request.params.classifiedId);
       return reply.code(202).header('etag', `"${accepted.revision}"`).send(acknowledgement(accepted.classifiedId));
@@ -76,7 +88,7 @@ export async function classifiedRoutes(app: ApiApp, { pool }: ApiDependencies): 
     {
       config: { scope: SCOPES.getClassifieds },
       ...documentedOnly,
-      schema: { querystring: ClassifiedsQuery, response: { 200: ClassifiedPageText } },
+      schema: { operationId: 'getClassifieds', querystring: ClassifiedsQuery, response: { 200: ClassifiedPageText } },
     },
     async (request, reply) => {
       const page = await listClassifieds(pool, tenantOf(request), request.query);
@@ -90,7 +102,12 @@ export async function classifiedRoutes(app: ApiApp, { pool }: ApiDependencies): 
     {
       config: { scope: SCOPES.GetClassified },
       ...documentedOnly,
-      schema: { params: ClassifiedIdParams, headers: IfNoneMatchHeaders, response: { 200: ClassifiedText, 304: NotModified } },
+      schema: {
+        operationId: 'GetClassified',
+        params: ClassifiedIdParams,
+        headers: IfNoneMatchHeaders,
+        response: { 200: ClassifiedText, 304: NotModified },
+      },
     },
     async (request, reply) => {
       const result = await readClassified(
@@ -112,7 +129,12 @@ export async function classifiedRoutes(app: ApiApp, { pool }: ApiDependencies): 
     {
       config: { scope: SCOPES.createClassified },
       attachValidation: true,
-      schema: { 'x-immogate-extension': true, body: ClassifiedBody, response: { 200: ClassifiedValidation } },
+      schema: {
+        operationId: 'validateClassified',
+        'x-immogate-extension': true,
+        body: ClassifiedBody,
+        response: { 200: ClassifiedValidation },
+      },
     },
     async (request) => {
       const found = request.validationError?.validation;

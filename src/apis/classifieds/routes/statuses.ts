@@ -11,7 +11,12 @@ export async function statusRoutes(app: ApiApp, { pool }: ApiDependencies): Prom
     '/classifieds/:classifiedId/statuses',
     {
       config: { scope: SCOPES.getClassifiedStatuses },
-      schema: { params: ClassifiedIdParams, querystring: StatusesQuery, response: { 200: StatusPage } },
+      schema: {
+        operationId: 'getClassifiedStatuses',
+        params: ClassifiedIdParams,
+        querystring: StatusesQuery,
+        response: { 200: StatusPage },
+      },
     },
     (request) => listStatuses(pool, tenantOf(request), request.params.classifiedId, request.query),
   );

@@ -17,7 +17,10 @@ export async function webhookRoutes(app: ApiApp, { pool, config }: ApiDependenci
   const sealer = sealerFor(config);
   app.put(
     '/webhooks',
-    { config: { scope: SCOPES.createSubscriptionToWebhook }, schema: { body: Subscription, response: { 200: Success } } },
+    {
+      config: { scope: SCOPES.createSubscriptionToWebhook },
+      schema: { operationId: 'createSubscriptionToWebhook', body: Subscription, response: { 200: Success } },
+    },
     async (request, reply) => {
       await subscribe(pool, sealer, config, tenantOf(request), request.body);
       return sendSuccess(reply);
@@ -26,7 +29,10 @@ export async function webhookRoutes(app: ApiApp, { pool, config }: ApiDependenci
 
   app.delete(
     '/webhooks',
-    { config: { scope: SCOPES.deleteSubscriptionToWebhook }, schema: { response: { 200: Success } } },
+    {
+      config: { scope: SCOPES.deleteSubscriptionToWebhook },
+      schema: { operationId: 'deleteSubscriptionToWebhook', response: { 200: Success } },
+    },
     async (request, reply) => {
       await unsubscribe(pool, tenantOf(request));
       return sendSuccess(reply);
@@ -35,7 +41,10 @@ export async function webhookRoutes(app: ApiApp, { pool, config }: ApiDependenci
 
   app.post(
     '/webhooks/test-events',
-    { config: { scope: SCOPES.createSubscriptionToWebhook }, schema: { 'x-immogate-extension': true, response: { 202: Delivery } } },
+    {
+      config: { scope: SCOPES.createSubscriptionToWebhook },
+      schema: { operationId: 'sendWebhookTestEvent', 'x-immogate-extension': true, response: { 202: Delivery } },
+    },
     async (request, reply) => reply.code(202).send(await sendTestEvent(pool, tenantOf(request))),
   );
 }

@@ -13,30 +13,36 @@ const rateLimited = { scope: 'leads:read', rateLimit: { max: 10, timeWindow: 200
 export async function leadRoutes(app: ApiApp, { pool, config }: ApiDependencies): Promise<void> {
   app.post(
     '/leads',
-    { config: { scope: 'leads:create' }, schema: { body: CreateLeadRequest, response: { 200: LeadSubmitted } } },
+    { config: { scope: 'leads:create' }, schema: { operationId: 'createLead', body: CreateLeadRequest, response: { 200: LeadSubmitted } } },
     async (request) => {
       const { requestId } = await createLead(pool, tenantOf(request), request.body);
       return { title: 'Lead submitted', requestId };
     },
   );
 
-  app.get('/leads', { config: rateLimited, schema: { querystring: LeadQuery, response: { 200: LeadPage } } }, async (request) => {
-    const query = request.query;
-    const page = await listLeads(pool, tenantOf(request), query);
-    // Absolute links: a client follows them as they are, whatever base it was configured with.
-    const link = (start: string | undefined) => {
-      const params = new URLSearchParams({ minDate: String(query.minDate), maxDate: String(query.maxDate), limit: String(query.limit) });
-      if (start !== undefined) params.set('start', start);
-      return `${config.publicUrl}${rootPath(LEADS_API, tenantOf(request).environment)}/leads?${params}`;
-    };
-    return {
-      metadata: { count: page.items.length, limit: query.limit, minDate: query.minDate, maxDate: query.maxDate, start: query.start },
-      links: { self: link(query.start), next: page.next === undefined ? undefined : link(page.next) },
-      items: page.items,
-    };
-  });
+  app.get(
+    '/leads',
+    { config: rateLimited, schema: { operationId: 'getLeads', querystring: LeadQuery, response: { 200: LeadPage } } },
+    async (request) => {
+      const query = request.query;
+      const page = await listLeads(pool, tenantOf(request), query);
+      // Absolute links: a client follows them as they are, whatever base it was configured with.
+      const link = (start: string | undefined) => {
+        const params = new URLSearchParams({ minDate: String(query.minDate), maxDate: String(query.maxDate), limit: String(query.limit) });
+        if (start !== undefined) params.set('start', start);
+        return `${config.publicUrl}${rootPath(LEADS_API, tenantOf(request).environment)}/leads?${params}`;
+      };
+      return {
+        metadata: { count: page.items.length, limit: query.limit, minDate: query.minDate, maxDate: query.maxDate, start: query.start },
+        links: { self: link(query.start), next: page.next === undefined ? undefined : link(page.next) },
+        items: page.items,
+      };
+    },
+  );
 
-  app.get('/leads/:leadId', { config: rateLimited, schema: { params: LeadIdParams, response: { 200: Lead } } }, async (request) =>
-    readLead(pool, tenantOf(request), request.params.leadId),
+  app.get(
+    '/leads/:leadId',
+    { config: rateLimited, schema: { operationId: 'getLead', params: LeadIdParams, response: { 200: Lead } } },
+    async (request) => readLead(pool, tenantOf(request), request.params.leadId),
   );
 }

@@ -47,7 +47,7 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
     '/webhook/subscriptions',
     {
       config: { scope: SUBSCRIPTION_SCOPE, rateLimit: RATE_LIMIT },
-      schema: { body: CreateSubscriptionRequest, response: { 201: Subscription } },
+      schema: { operationId: 'createWebhookSubscription', body: CreateSubscriptionRequest, response: { 201: Subscription } },
     },
     async (request, reply) => {
       checkUrl(request.body.url, config);
@@ -57,7 +57,10 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
 
   app.get(
     '/webhook/subscriptions',
-    { config: { scope: SUBSCRIPTION_SCOPE }, schema: { querystring: SubscriptionListQuery, response: { 200: SubscriptionPage } } },
+    {
+      config: { scope: SUBSCRIPTION_SCOPE },
+      schema: { operationId: 'getWebhookSubscriptions', querystring: SubscriptionListQuery, response: { 200: SubscriptionPage } },
+    },
     async (request) => listSubscriptions(pool, tenantOf(request), request.query),
   );
 
@@ -65,14 +68,22 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
     '/webhook/subscriptions/:id',
     {
       config: { scope: SUBSCRIPTION_SCOPE },
-      schema: { params: SubscriptionIdParams, body: UpdateSubscriptionRequest, response: { 200: Subscription } },
+      schema: {
+        operationId: 'updateWebhookSubscription',
+        params: SubscriptionIdParams,
+        body: UpdateSubscriptionRequest,
+        response: { 200: Subscription },
+      },
     },
     async (request) => updateSubscription(pool, sealer, tenantOf(request), request.params.id, request.body),
   );
 
   app.delete(
     '/webhook/subscriptions/:id',
-    { config: { scope: SUBSCRIPTION_SCOPE }, schema: { params: SubscriptionIdParams, response: { 200: DeletedSubscription } } },
+    {
+      config: { scope: SUBSCRIPTION_SCOPE },
+      schema: { operationId: 'deleteWebhookSubscription', params: SubscriptionIdParams, response: { 200: DeletedSubscription } },
+    },
     async (request) => ({
       ...(await deleteSubscription(pool, tenantOf(request), request.params.id)),
       message: 'The subscription was deleted',
@@ -81,7 +92,15 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
 
   app.get(
     '/webhook/subscriptions/:id/audit',
-    { config: { scope: SUBSCRIPTION_SCOPE }, schema: { params: SubscriptionIdParams, querystring: AuditQuery, response: { 200: Audit } } },
+    {
+      config: { scope: SUBSCRIPTION_SCOPE },
+      schema: {
+        operationId: 'getWebhookSubscriptionAudit',
+        params: SubscriptionIdParams,
+        querystring: AuditQuery,
+        response: { 200: Audit },
+      },
+    },
     async (request) => auditSubscription(pool, tenantOf(request), request.params.id, request.query.limit),
   );
 
@@ -89,7 +108,12 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
     '/webhook/subscriptions/:id/test-events',
     {
       config: { scope: SUBSCRIPTION_SCOPE },
-      schema: { 'x-immogate-extension': true, params: SubscriptionIdParams, response: { 202: Delivery } },
+      schema: {
+        operationId: 'sendWebhookSubscriptionTestEvent',
+        'x-immogate-extension': true,
+        params: SubscriptionIdParams,
+        response: { 202: Delivery },
+      },
     },
     async (request, reply) => reply.code(202).send(await sendTestEvent(pool, tenantOf(request), request.params.id)),
   );

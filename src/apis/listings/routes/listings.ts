@@ -32,7 +32,10 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
 
   app.post(
     '/listings',
-    { config: { scope: 'clim:listings:create' }, schema: { body: ListingRequestRef, response: { 201: ListingCreated } } },
+    {
+      config: { scope: 'clim:listings:create' },
+      schema: { operationId: 'createListing', body: ListingRequestRef, response: { 201: ListingCreated } },
+    },
     async (request, reply) => {
       const tenant = tenantOf(request);
       const ack = await createListing(pool, tenant, request.body, await storeFor(request.body));
@@ -46,7 +49,10 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
 
   app.get(
     '/listings',
-    { config: { scope: 'clim:listings:read' }, schema: { querystring: PageQuery, response: { 200: ListingPage } } },
+    {
+      config: { scope: 'clim:listings:read' },
+      schema: { operationId: 'getListings', querystring: PageQuery, response: { 200: ListingPage } },
+    },
     async (request) => listListings(pool, tenantOf(request), request.query.nextPageToken),
   );
 
@@ -55,7 +61,7 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
     {
       config: { scope: 'clim:listings:read' },
       ...documentedOnly,
-      schema: { params: ExternalListingIdParams, response: { 200: ListingResponse } },
+      schema: { operationId: 'getListing', params: ExternalListingIdParams, response: { 200: ListingResponse } },
     },
     async (request) => ({ listing: await readListing(pool, tenantOf(request), request.params.externalListingId) }),
   );
@@ -64,7 +70,12 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
     '/listings/:externalListingId',
     {
       config: { scope: 'clim:listings:update' },
-      schema: { params: ExternalListingIdParams, body: ListingRequestRef, response: { 202: WriteAcknowledgement } },
+      schema: {
+        operationId: 'updateListing',
+        params: ExternalListingIdParams,
+        body: ListingRequestRef,
+        response: { 202: WriteAcknowledgement },
+      },
     },
     async (request, reply) =>
       reply
@@ -74,7 +85,10 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
 
   app.delete(
     '/listings/:externalListingId',
-    { config: { scope: 'clim:listings:delete' }, schema: { params: ExternalListingIdParams, response: { 202: WriteAcknowledgement } } },
+    {
+      config: { scope: 'clim:listings:delete' },
+      schema: { operationId: 'deleteListing', params: ExternalListingIdParams, response: { 202: WriteAcknowledgement } },
+    },
     async (request, reply) => reply.code(202).send(await deleteListing(pool, tenantOf(request), request.params.externalListingId)),
   );
 
@@ -85,7 +99,12 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
     {
       config: { scope: 'clim:listings:create' },
       attachValidation: true,
-      schema: { 'x-immogate-extension': true, body: ListingRequestRef, response: { 200: ListingValidation } },
+      schema: {
+        operationId: 'validateListing',
+        'x-immogate-extension': true,
+        body: ListingRequestRef,
+        response: { 200: ListingValidation },
+      },
     },
     async (request) => {
       const found = request.validationError?.validation;

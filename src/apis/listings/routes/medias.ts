@@ -28,7 +28,7 @@ export async function mediaRoutes(app: ApiApp, deps: ApiDependencies, options: M
     {
       config: { scope: 'clim:medias:create' },
       schema: {
-        summary: 'Request a presigned URL to upload one media file',
+        operationId: 'createMedia',
         body: NewMedia,
         response: { 201: MediaCreated },
       },
