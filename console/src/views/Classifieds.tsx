@@ -23,10 +23,9 @@ export function ClassifiedsPage() {
 
   return (
     <Page title="Classifieds">
-      <search>
+      <search aria-label="Filter the classifieds">
         <form
           class="filters"
-          aria-label="Filter the classifieds"
           onSubmit={(event) => {
             const fields = fieldsOf(event);
             setFilters({ offererEstateId: fields.offererEstateId ?? '', status: fields.status ?? '' });

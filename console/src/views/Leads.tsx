@@ -45,10 +45,9 @@ export function LeadsPage() {
   const items = loaded.data?.items ?? [];
   return (
     <Page title="Leads">
-      <search>
+      <search aria-label="Search leads by date">
         <form
           class="filters"
-          aria-label="Search leads by date"
           onSubmit={(event) => {
             const fields = fieldsOf(event);
             setPeriod({ from: fields.from ?? period.from, to: fields.to ?? period.to });

@@ -17,10 +17,9 @@ export function ListingsPage() {
   const ids = loaded.data?.externalListingIds ?? [];
   return (
     <Page title="Listings">
-      <search>
+      <search aria-label="Open a listing">
         <form
           class="filters"
-          aria-label="Open a listing"
           onSubmit={(event) => {
             const id = fieldsOf(event).externalListingId ?? '';
             setWanted(id);

@@ -351,10 +351,9 @@ function Deliveries({ sources, version }: { sources: DeliverySource[]; version: 
   return (
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
-      <search>
+      <search aria-label="Filter the deliveries">
         <form
           class="filters"
-          aria-label="Filter the deliveries"
           onSubmit={(event) => {
             const fields = fieldsOf(event);
             setFilters({

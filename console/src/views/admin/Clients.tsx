@@ -82,6 +82,7 @@ export function ClientsPage() {
         <summary>Create a client</summary>
         <form
           key={formKey}
+          aria-label="Create a client"
           onSubmit={(event) => {
             const fields = fieldsOf(event);
             const scopes = listOf(fields.scopes);

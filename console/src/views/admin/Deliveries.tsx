@@ -20,10 +20,9 @@ export function AdminDeliveriesPage() {
   const items = loaded.data?.items ?? [];
   return (
     <Page title="Deliveries">
-      <search>
+      <search aria-label="Filter the deliveries">
         <form
           class="filters"
-          aria-label="Filter the deliveries"
           onSubmit={(event) => {
             const fields = fieldsOf(event);
             setFilters({
