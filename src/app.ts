@@ -5,14 +5,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { APIS, ENVIRONMENTS, rootPath } from './platform/catalogue.js';
-import { deliverySourcesOf, type ApiModule } from './platform/module.js';
+import type { ApiModule } from './platform/module.js';
 import type { Config } from './config.js';
 import { installAdminGuard } from './platform/auth/admin.js';
 import { installGuard } from './platform/auth/guard.js';
 import type { KeyStore } from './platform/auth/keys.js';
 import { tokenEndpoint } from './platform/auth/tokenEndpoint.js';
 import type { Pool } from './platform/db/pool.js';
-import { redeliveryAdminRoutes } from './platform/delivery/admin.js';
 import { answerClientError, installErrorHandling, sendProblem, toProblem } from './platform/http/errors.js';
 import { installOpenApi, openApiRoute } from './platform/http/openapi.js';
 import { serviceUnavailable } from './platform/http/problems.js';
@@ -22,6 +21,8 @@ import { continueTrace } from './platform/http/tracing.js';
 import { createValidators } from './platform/http/validation.js';
 import type { Logger } from './platform/log.js';
 import { instrumentHttp, type Metrics } from './platform/metrics.js';
+import { operatorRoutes } from './platform/operator.js';
+import { consoleApp } from './platform/console/index.js';
 
 export interface AppDependencies {
   config: Config;
@@ -99,12 +100,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(
     async (admin) => {
       installAdminGuard(admin, config.adminToken);
-      const typed = admin.withTypeProvider<TypeBoxTypeProvider>();
-      await redeliveryAdminRoutes(typed, { pool, sources: deliverySourcesOf(deps.apis) });
-      for (const module of deps.apis) await module.adminRoutes?.(typed, { config, pool, logger });
+      await operatorRoutes(admin.withTypeProvider<TypeBoxTypeProvider>(), { config, pool, logger, modules: deps.apis });
     },
     { prefix: '/admin' },
   );
+  await app.register(consoleApp, { prefix: '/console', config, pool, keys, logger, modules: deps.apis });
   for (const api of APIS) {
     const module = deps.apis.find((candidate) => candidate.api.id === api.id);
     const document = module?.openApiDocument?.(config.publicUrl);

@@ -16,6 +16,8 @@ import {
   issuanceReport,
   listClients,
   rotateSecret,
+  DEFAULT_CLIENT_ENVIRONMENTS,
+  DEFAULT_CLIENT_SCOPES,
   type Client,
 } from './platform/auth/clients.js';
 import { createPool, type Pool } from './platform/db/pool.js';
@@ -211,8 +213,12 @@ export function buildCli(): Command {
     .description('create a client; prints its client_id and client_secret (shown only once)')
     .requiredOption('--name <name>', 'a name for the client')
     .option('--intermediary <id>', 'an intermediary (agency) the client may act for; repeatable', collect, [])
-    .option('--scopes <scopes>', 'space-separated scopes', 'caas:* clim:* leads:*')
-    .option('--environments <list>', 'comma-separated environments the client may get tokens for: sandbox, production', 'sandbox')
+    .option('--scopes <scopes>', 'space-separated scopes', DEFAULT_CLIENT_SCOPES.join(' '))
+    .option(
+      '--environments <list>',
+      'comma-separated environments the client may get tokens for: sandbox, production',
+      DEFAULT_CLIENT_ENVIRONMENTS.join(','),
+    )
     .action(async (options: { name: string; intermediary: string[]; scopes: string; environments: string }) => {
       const config = loadConfig();
       const { client, secret } = await withDatabase(config, (pool) =>

@@ -52,6 +52,12 @@ export interface ApiModule {
    */
   openApiDocument?(publicUrl: string): object;
   routes(app: ApiApp, deps: ApiDependencies): Promise<void>;
+  /**
+   * Reads only the console shows (revisions, summaries, reports), registered beside the API's own
+   * routes where the console mounts them: the signed-in client's tenant and scopes, each route's
+   * `config.scope` checked as on the API root.
+   */
+  consoleRoutes?(app: ApiApp, deps: ApiDependencies): Promise<void>;
   /** Operator routes, registered under /admin behind ADMIN_TOKEN; they act across every agency. */
   adminRoutes?(app: ApiApp, deps: ApiDependencies): Promise<void>;
   /** The API's operator commands, added to the `immogate` CLI. */

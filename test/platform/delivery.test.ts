@@ -64,6 +64,7 @@ after(async () => {
 const gone: { subscriptionId: string; context: GoneContext; status: string }[] = [];
 const testSources = {
   test: {
+    scope: 'test:webhooks',
     async onGone(client: pg.PoolClient, subscriptionId: string, context: GoneContext) {
       // Runs in the attempt's transaction: the delivery is already FAILED there.
       const { rows } = await client.query<{ state: string }>('SELECT state FROM webhook_deliveries WHERE id = $1', [context.deliveryId]);
@@ -557,6 +558,7 @@ describe('delivery', () => {
     const calls: string[] = [];
     const fragile = {
       fragile: {
+        scope: 'test:webhooks',
         async onGone(_client: pg.PoolClient, subscriptionId: string) {
           calls.push(subscriptionId);
           if (calls.length === 1) throw new Error('subscription store unavailable');

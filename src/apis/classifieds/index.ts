@@ -4,9 +4,11 @@ import type { ApiModule } from '../../platform/module.js';
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
 import { processingStream, retentionTask } from './jobs.js';
 import { CLASSIFIED_SCHEMA_ID, classifiedSchema } from './model/classified.js';
+import { SCOPES } from './model/scopes.js';
 import { WEBHOOK_SOURCE } from './model/webhooks.js';
 import { classifiedsOpenApi } from './openapi.js';
 import { classifiedRoutes } from './routes/classifieds.js';
+import { consoleRoutes } from './routes/console.js';
 import { statusRoutes } from './routes/statuses.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { removeGone, subscriptionStates } from './services/webhooks.js';
@@ -17,11 +19,18 @@ export const classifiedsApi: ApiModule = {
   streams: [processingStream],
   tasks: [retentionTask],
   sealedColumns: [{ table: 'caas_webhook_subscriptions', column: 'secret', key: 'subscription_id', purpose: () => WEBHOOK_SECRET }],
-  deliverySources: { [WEBHOOK_SOURCE]: { onGone: (client, subscriptionId) => removeGone(client, subscriptionId), subscriptionStates } },
+  deliverySources: {
+    [WEBHOOK_SOURCE]: {
+      scope: SCOPES.createSubscriptionToWebhook,
+      onGone: (client, subscriptionId) => removeGone(client, subscriptionId),
+      subscriptionStates,
+    },
+  },
   openApiDocument: classifiedsOpenApi,
   async routes(app, deps) {
     await classifiedRoutes(app, deps);
     await statusRoutes(app, deps);
     await webhookRoutes(app, deps);
   },
+  consoleRoutes,
 };

@@ -18,7 +18,7 @@ import { deliveriesCte } from '../../platform/delivery/index.js';
 import type { QueueDepth } from '../../platform/work/stream.js';
 import { sweep } from '../../platform/work/sweep.js';
 import type { Classified } from './model/classified.js';
-import { stageOf, type NewStatus, type Operation, type StatusItem } from './model/statuses.js';
+import { stageOf, type NewStatus, type Operation, type Stage, type Status, type StatusItem } from './model/statuses.js';
 import { WEBHOOK_SOURCE } from './model/webhooks.js';
 
 // ---- statuses: recorded with their webhooks ----
@@ -437,6 +437,139 @@ export async function listStatuses(
     { name: 'caas.classified_exists', text: 'SELECT 1 FROM classifieds WHERE id = $1', values: [id] },
   ]);
   return { rows: page.rows, known: known.rowCount !== 0 };
+}
+
+// ---- the console's reads ----
+
+export interface SummaryRow {
+  seq: number;
+  classified_id: string;
+  offerer_estate_id: string;
+  revision: number;
+  created_at: Date;
+  updated_at: Date;
+  deleted: boolean;
+  status: Status | null;
+  sub_status: string | null;
+  stage: Stage | null;
+  status_date: Date | null;
+}
+
+/**
+ * Classifieds with their latest status, newest first, below the seq `before` if given: all of
+ * them, deleted ones too (their statuses say what happened). NULL leaves a condition out.
+ */
+export async function listSummaries(
+  pool: pg.Pool,
+  tenant: Tenant,
+  query: { before: number | undefined; offererEstateId: string | undefined; status: string | undefined; rows: number },
+): Promise<SummaryRow[]> {
+  const [result] = await tenantTransaction(pool, tenant, [
+    {
+      text: `SELECT c.seq, c.id AS classified_id, c.offerer_estate_id, c.revision, c.created_at, c.updated_at,
+                    c.deleted_at IS NOT NULL AS deleted, s.status, s.sub_status, s.stage, s.status_date
+               FROM classifieds c
+               LEFT JOIN LATERAL (SELECT status, sub_status, stage, status_date FROM classified_statuses
+                                   WHERE classified_id = c.id ORDER BY seq DESC LIMIT 1) s ON true
+              WHERE ($1::bigint IS NULL OR c.seq < $1) AND ($2::text IS NULL OR c.offerer_estate_id = $2)
+                AND ($3::text IS NULL OR s.status = $3)
+              ORDER BY c.seq DESC LIMIT $4`,
+      values: [query.before ?? null, query.offererEstateId ?? null, query.status ?? null, query.rows],
+    },
+  ]);
+  return result.rows;
+}
+
+export interface RevisionRow {
+  revision: number;
+  operation: Operation;
+  received_at: Date;
+  processed_at: Date | null;
+  unchanged: boolean;
+}
+
+/**
+ * A classified's revisions, newest first, below `before` if given, and whether the classified
+ * is the tenant's at all (an empty page of an unknown one is a 404).
+ */
+export async function listRevisions(
+  pool: pg.Pool,
+  tenant: Tenant,
+  id: string,
+  query: { before: number | undefined; rows: number },
+): Promise<{ rows: RevisionRow[]; known: boolean }> {
+  const [page, known] = await tenantTransaction(pool, tenant, [
+    {
+      text: `SELECT revision, operation, received_at, processed_at, unchanged FROM classified_revisions
+              WHERE classified_id = $1 AND ($2::integer IS NULL OR revision < $2) ORDER BY revision DESC LIMIT $3`,
+      values: [id, query.before ?? null, query.rows],
+    },
+    { name: 'caas.classified_exists', text: 'SELECT 1 FROM classifieds WHERE id = $1', values: [id] },
+  ]);
+  return { rows: page.rows, known: known.rowCount !== 0 };
+}
+
+/**
+ * Revisions of a classified with the payload each sent (see the head of this file for where it is
+ * stored): a DELETE has none; an unchanged PUT sent the payload of the revision it repeated.
+ */
+export async function readRevisions(
+  pool: pg.Pool,
+  tenant: Tenant,
+  id: string,
+  revisions: readonly number[],
+): Promise<(RevisionRow & { payload: Classified | null })[]> {
+  const [result] = await tenantTransaction(pool, tenant, [
+    {
+      text: `SELECT r.revision, r.operation, r.received_at, r.processed_at, r.unchanged,
+                    CASE WHEN r.operation = 'DELETE' THEN NULL ELSE coalesce(
+                      r.payload,
+                      (SELECT p.payload FROM classified_revisions p
+                        WHERE r.unchanged AND p.classified_id = r.classified_id AND p.revision < r.revision
+                          AND NOT p.unchanged AND p.operation <> 'DELETE'
+                        ORDER BY p.revision DESC LIMIT 1),
+                      c.payload) END AS payload
+               FROM classified_revisions r JOIN classifieds c ON c.id = r.classified_id
+              WHERE r.classified_id = $1 AND r.revision = ANY ($2::integer[])`,
+      values: [id, revisions],
+    },
+  ]);
+  return result.rows;
+}
+
+/** The client's status webhook subscription in the tenant, without its secret. */
+export async function readSubscription(
+  pool: pg.Pool,
+  tenant: Tenant,
+): Promise<{ url: string; statuses: Status[] | null; created_at: Date; updated_at: Date } | undefined> {
+  const [result] = await tenantTransaction(pool, tenant, [
+    {
+      text: 'SELECT url, statuses, created_at, updated_at FROM caas_webhook_subscriptions WHERE client_id = $1',
+      values: [tenant.clientId],
+    },
+  ]);
+  return result.rows[0];
+}
+
+/**
+ * A test event: `status` (a status item) posted to the client's subscription as a status of
+ * `classifiedId` would be, signed with its secret, marked as a test. Its delivery's id, or none
+ * without a subscription.
+ */
+export async function sendTestStatus(pool: pg.Pool, tenant: Tenant, classifiedId: string, status: object): Promise<string | undefined> {
+  const [result] = await tenantTransaction(pool, tenant, [
+    {
+      text: `WITH test_recipients AS (
+               SELECT '${WEBHOOK_SOURCE}' AS source, w.environment, w.agency_id, w.subscription_id::text AS subscription_id,
+                      w.url || '/classifieds/' || $2 || '/statuses' AS url, $3::jsonb AS payload, w.secret,
+                      NULL::text AS secret_header, '{}'::jsonb AS headers
+                 FROM caas_webhook_subscriptions w WHERE w.client_id = $1),
+             ${deliveriesCte('test_delivery', 'test_recipients', 'test')}
+             SELECT id FROM test_delivery`,
+      values: [tenant.clientId, classifiedId, JSON.stringify(status)],
+    },
+  ]);
+  return result.rows[0]?.id;
 }
 
 // ---- webhook subscriptions ----

@@ -83,8 +83,9 @@ export function ingestionLock(environment: string, agencyId: string): Statement 
  * `lead` is a CTE of the statement with the lead's ingested_at; `payload` the parameter holding
  * the Lead JSON (its ingestionDate is replaced by the database's); `environment` and `agency`
  * the parameters of the tenant. The statement runs under the agency's ingestion lock, which a
- * change to a subscription takes too (see ingestionLock): no row of them is locked here. This is
- * the one reader of a subscription's apiKey: it hands it to the delivery machinery.
+ * change to a subscription takes too (see ingestionLock): no row of them is locked here. This and
+ * insertTestNotification are the readers of a subscription's apiKey: they hand it to the delivery
+ * machinery.
  */
 function leadNotifications(name: string, lead: string, payload: string, environment: string, agency: string): string {
   return `
@@ -97,6 +98,24 @@ function leadNotifications(name: string, lead: string, payload: string, environm
            s.api_key AS secret, '${API_KEY_HEADER.toLowerCase()}' AS secret_header, '{}'::jsonb AS headers
       FROM ${lead} l, lead_subscriptions s),
   ${deliveriesCte(name, 'lead_recipients')}`;
+}
+
+/**
+ * A test event: `payload` (a sample lead) posted to one subscription of the tenant, whatever its
+ * status, as a notification is, signed with its apiKey, shown as a test delivery. Its delivery's
+ * id, or none when the tenant has no such subscription.
+ */
+export async function insertTestNotification(db: pg.ClientBase, subscriptionId: string, payload: Lead): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>(
+    `WITH test_recipients AS (
+       SELECT '${DELIVERY_SOURCE}' AS source, s.environment, s.agency_id, s.id::text AS subscription_id, s.url, $2::jsonb AS payload,
+              s.api_key AS secret, '${API_KEY_HEADER.toLowerCase()}' AS secret_header, '{}'::jsonb AS headers
+         FROM lead_webhook_subscriptions s WHERE s.id = $1),
+     ${deliveriesCte('test_delivery', 'test_recipients', 'test')}
+     SELECT id FROM test_delivery`,
+    [subscriptionId, JSON.stringify(payload)],
+  );
+  return rows[0]?.id;
 }
 
 /**
@@ -192,14 +211,19 @@ export async function eraseLeadsOf(client: pg.ClientBase, email: string): Promis
   return erased.rowCount ?? 0;
 }
 
-/** Empties the same fields in the stored notifications of every lead of the author; the number it changed. */
+/**
+ * Empties the same fields in the stored notifications of every lead of the author, and forgets
+ * what receivers answered to them (an answer may echo the lead); the number of notifications it changed.
+ */
 export async function scrubNotificationsOf(client: pg.ClientBase, email: string): Promise<number> {
   const scrubbed = await client.query(
     `WITH scrubbed AS (
        SELECT d.id, jsonb_set(d.payload, '{contactRequest}', (d.payload -> 'contactRequest') || $2::jsonb) AS payload
          FROM webhook_deliveries d
         WHERE d.source = $3 AND jsonb_typeof(d.payload -> 'contactRequest') = 'object'
-          AND d.payload -> 'metadata' ->> 'leadId' IN (SELECT id::text FROM leads WHERE lower(email) = lower($1)))
+          AND d.payload -> 'metadata' ->> 'leadId' IN (SELECT id::text FROM leads WHERE lower(email) = lower($1))),
+     answers AS (
+       UPDATE webhook_attempts a SET response_body = NULL FROM scrubbed s WHERE a.delivery_id = s.id AND a.response_body IS NOT NULL)
      UPDATE webhook_deliveries d SET payload = s.payload
        FROM scrubbed s WHERE d.id = s.id AND d.payload IS DISTINCT FROM s.payload`,
     [email, JSON.stringify(ERASED_CONTACT), DELIVERY_SOURCE],

@@ -3,6 +3,7 @@ import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../../platform/module.js';
 import { mediaSweepTask, retentionTask } from './jobs.js';
 import { ListingRequest } from './model/listing.js';
+import { consoleRoutes } from './routes/console.js';
 import { healthRoutes } from './routes/health.js';
 import { listingRoutes } from './routes/listings.js';
 import { mediaRoutes } from './routes/medias.js';
@@ -16,4 +17,5 @@ export const listingsApi: ApiModule = {
     await mediaRoutes(app, deps);
     await healthRoutes(app, deps);
   },
+  consoleRoutes,
 };

@@ -239,13 +239,14 @@ export async function releaseListingMedia(db: Db, listingId: string, graceSecond
 export interface ListingMediaRow {
   external_media_id: string;
   file_name: string;
+  state: MediaRow['state'];
   content_type: string;
   size_bytes: number | null;
 }
 
 export async function mediaOfListing(db: Db, listingId: string): Promise<ListingMediaRow[]> {
   const { rows } = await db.query<ListingMediaRow>(
-    'SELECT external_media_id, file_name, content_type, size_bytes FROM listing_media WHERE listing_id = $1 ORDER BY external_media_id',
+    'SELECT external_media_id, file_name, state, content_type, size_bytes FROM listing_media WHERE listing_id = $1 ORDER BY external_media_id',
     [listingId],
   );
   return rows;

@@ -7,15 +7,19 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { notFound, unauthorized } from '../http/problems.js';
 
-export function installAdminGuard(app: FastifyInstance, adminToken: string | undefined): void {
+/** Whether a given string is the ADMIN_TOKEN: undefined when there is none (operators are then shut out). */
+export function adminTokenCheck(adminToken: string | undefined): ((given: string) => boolean) | undefined {
+  if (adminToken === undefined) return undefined;
   // Compared as hashes: equal length, so timingSafeEqual applies whatever was sent.
-  const expected = adminToken === undefined ? undefined : createHash('sha256').update(adminToken).digest();
+  const expected = createHash('sha256').update(adminToken).digest();
+  return (given) => timingSafeEqual(createHash('sha256').update(given).digest(), expected);
+}
+
+export function installAdminGuard(app: FastifyInstance, adminToken: string | undefined): void {
+  const matches = adminTokenCheck(adminToken);
   app.addHook('onRequest', async (request) => {
-    if (expected === undefined) throw notFound(`No resource at ${request.method} ${request.url.split('?')[0]}`);
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    const given = createHash('sha256')
-      .update(match?.[1] ?? '')
-      .digest();
-    if (!match || !timingSafeEqual(given, expected)) throw unauthorized('The operator endpoints need Authorization: Bearer <ADMIN_TOKEN>');
+    if (matches === undefined) throw notFound(`No resource at ${request.method} ${request.url.split('?')[0]}`);
+    const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (given === undefined || !matches(given)) throw unauthorized('The operator endpoints need Authorization: Bearer <ADMIN_TOKEN>');
   });
 }

@@ -34,6 +34,10 @@ interface ClientRow {
 
 export class ClientInputError extends Error {}
 
+/** What a client is given when its creator names no scopes or environments: every API, the sandbox only. */
+export const DEFAULT_CLIENT_SCOPES: readonly string[] = ['caas:*', 'clim:*', 'leads:*'];
+export const DEFAULT_CLIENT_ENVIRONMENTS: readonly Environment[] = ['sandbox'];
+
 const INTERMEDIARY = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function toClient(row: ClientRow): Client {
@@ -93,6 +97,17 @@ export async function createClient(
 export async function listClients(pool: pg.Pool): Promise<Client[]> {
   const { rows } = await pool.query<ClientRow>('SELECT * FROM clients ORDER BY created_at, client_id');
   return rows.map(toClient);
+}
+
+/** One page of clients in creation order, after the client `after` (a client id) when given. */
+export async function listClientsPage(pool: pg.Pool, limit: number, after?: string): Promise<{ clients: Client[]; more: boolean }> {
+  const { rows } = await pool.query<ClientRow>(
+    `SELECT * FROM clients
+      WHERE $1::text IS NULL OR (created_at, client_id) > (SELECT created_at, client_id FROM clients WHERE client_id = $1)
+      ORDER BY created_at, client_id LIMIT $2`,
+    [after ?? null, limit + 1],
+  );
+  return { clients: rows.slice(0, limit).map(toClient), more: rows.length > limit };
 }
 
 /** The client and its secret hash, for authentication; disabled clients are not returned. */
@@ -163,7 +178,7 @@ export interface IssuanceReportRow {
  * A client that caches its token needs about one per audience and intermediary a day; one that
  * asks for more than `threshold` for a single pair in a day is flagged as not reusing its tokens.
  */
-export async function issuanceReport(pool: pg.Pool, days: number, threshold: number): Promise<IssuanceReportRow[]> {
+export async function issuanceReport(pool: pg.Pool, days: number, threshold: number, clientId?: string): Promise<IssuanceReportRow[]> {
   const { rows } = await pool.query<{
     client_id: string;
     name: string;
@@ -187,8 +202,9 @@ export async function issuanceReport(pool: pg.Pool, days: number, threshold: num
      SELECT client_id, c.name, to_char(day, 'YYYY-MM-DD') AS day, coalesce(i.tokens, 0) AS tokens,
             coalesce(i.targets, 0) AS targets, coalesce(i.max_per_target, 0) AS max_per_target, coalesce(f.failures, 0) AS failures
      FROM issued i FULL JOIN failed f USING (client_id, day) JOIN clients c USING (client_id)
+     WHERE $2::text IS NULL OR client_id = $2
      ORDER BY day DESC, client_id`,
-    [days],
+    [days, clientId ?? null],
   );
   return rows.map((row) => ({
     clientId: row.client_id,

@@ -75,21 +75,47 @@ function bearer(request: FastifyRequest): string {
   return token;
 }
 
+/** Checks a route's declared authorization at start-up: a scope, or public. */
+function refuseUndeclared(app: FastifyInstance, api: ApiDescriptor): void {
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public !== true && route.config?.scope === undefined) {
+      throw new Error(`route ${String(route.method)} ${route.url} of ${api.id} declares neither a scope nor public: true`);
+    }
+  });
+}
+
+/**
+ * What a token grants on one route of one API in one environment: its signature, issuer, expiry
+ * and audience (exactly that API root), its client still enabled, and the route's scope. Shared
+ * by the API roots (a bearer token) and the console (the token its session holds).
+ */
+export type TokenAuthorizer = (request: FastifyRequest, token: string, api: ApiDescriptor, environment: Environment) => Promise<Tenant>;
+
+export function tokenAuthorizer(options: GuardOptions): TokenAuthorizer {
+  const clients = new ClientStatus(options.pool);
+  return async (request, token, api, environment) => {
+    const audience = options.publicUrl + rootPath(api, environment);
+    const claims = await verifyTokenCached(options.keys, token, options.publicUrl, audience).catch((error: unknown) => {
+      throw error instanceof TokenRejected ? unauthorized(`The access token is not valid: ${error.message}`, 'invalid_token') : error;
+    });
+    if (!(await clients.active(claims.sub))) throw unauthorized('The access token is not valid: its client is disabled', 'invalid_token');
+    const scopes = parseScopes(claims.scope);
+    const required = request.routeOptions.config.scope;
+    // refuseUndeclared refused every route with neither a scope nor public: true.
+    if (required === undefined) throw new Error(`${request.routeOptions.url ?? request.url} has no scope`);
+    if (!grantsAny(scopes, required)) throw insufficientScope(required);
+    return { environment, agencyId: claims.intermediary_id, clientId: claims.sub, scopes };
+  };
+}
+
 /**
  * The hook every route of one API root runs first: the firewall's User-Agent rule, then the
  * bearer token (signature, issuer, expiry, audience of exactly this API and environment), then
  * the route's scope. It leaves the request's tenant behind for the handlers.
  */
 export function installGuard(app: FastifyInstance, api: ApiDescriptor, environment: Environment, options: GuardOptions): void {
-  const audience = options.publicUrl + rootPath(api, environment);
-  const clients = new ClientStatus(options.pool);
-
-  app.addHook('onRoute', (route) => {
-    if (route.config?.public !== true && route.config?.scope === undefined) {
-      throw new Error(`route ${String(route.method)} ${route.url} of ${api.id} declares neither a scope nor public: true`);
-    }
-  });
-
+  const authorize = tokenAuthorizer(options);
+  refuseUndeclared(app, api);
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
     const userAgent = request.headers['user-agent']?.trim() ?? '';
@@ -102,15 +128,25 @@ export function installGuard(app: FastifyInstance, api: ApiDescriptor, environme
         'header',
       );
     }
-    const claims = await verifyTokenCached(options.keys, bearer(request), options.publicUrl, audience).catch((error: unknown) => {
-      throw error instanceof TokenRejected ? unauthorized(`The access token is not valid: ${error.message}`, 'invalid_token') : error;
-    });
-    if (!(await clients.active(claims.sub))) throw unauthorized('The access token is not valid: its client is disabled', 'invalid_token');
-    const scopes = parseScopes(claims.scope);
-    const required = config.scope;
-    // The onRoute hook above refused every route with neither a scope nor public: true.
-    if (required === undefined) throw new Error(`${request.routeOptions.url ?? request.url} has no scope`);
-    if (!grantsAny(scopes, required)) throw insufficientScope(required);
-    request.tenant = { environment, agencyId: claims.intermediary_id, clientId: claims.sub, scopes };
+    request.tenant = await authorize(request, bearer(request), api, environment);
+  });
+}
+
+/**
+ * The same routes behind another source of tokens (the console's session): no User-Agent rule
+ * (a browser cannot send the classifieds API's), the token and environment given by `credentials`.
+ */
+export function installTokenGuard(
+  app: FastifyInstance,
+  api: ApiDescriptor,
+  options: GuardOptions,
+  credentials: (request: FastifyRequest, api: ApiDescriptor) => Promise<{ token: string; environment: Environment }>,
+): void {
+  const authorize = tokenAuthorizer(options);
+  refuseUndeclared(app, api);
+  app.addHook('onRequest', async (request) => {
+    const { token, environment } = await credentials(request, api);
+    if (request.routeOptions.config.public === true) return;
+    request.tenant = await authorize(request, token, api, environment);
   });
 }

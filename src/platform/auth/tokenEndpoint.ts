@@ -6,7 +6,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import { audiences, type Audience } from '../catalogue.js';
+import { audiences, type Audience, type Environment } from '../catalogue.js';
 import type { Metrics } from '../metrics.js';
 import { findActiveClient, recordIssuance, type Client } from './clients.js';
 import type { KeyStore } from './keys.js';
@@ -106,6 +106,22 @@ async function authenticateClient(pool: pg.Pool, context: TokenContext, address:
     throw new OAuthError('invalid_request', 'client_id in the body differs from the Basic credentials');
   }
   if (secret === undefined) throw new OAuthError('invalid_request', 'client_secret is required');
+  return verifyClientCredentials(pool, { clientId, secret }, address, limits, context.basic ? BASIC_CHALLENGE : {});
+}
+
+/**
+ * A client's id and secret, checked as the token endpoint checks them (the console's sign-in uses
+ * it too): the secret in constant time, unless the client id or the caller's address failed too
+ * often lately (then not even hashed); every failure counted.
+ */
+export async function verifyClientCredentials(
+  pool: pg.Pool,
+  credentials: { clientId: string; secret: string },
+  address: string,
+  limits: AuthFailureLimits,
+  challenge: Record<string, string> = {},
+): Promise<Client> {
+  const { clientId, secret } = credentials;
   const retryAfter = await lockedFor(pool, clientId, address, limits);
   if (retryAfter !== undefined) {
     throw new OAuthError('temporarily_unavailable', `too many failed authentications lately; retry in ${retryAfter} seconds`, {
@@ -116,7 +132,7 @@ async function authenticateClient(pool: pg.Pool, context: TokenContext, address:
   const valid = await verifySecret(secret, client?.secretHash);
   if (!client || !valid) {
     await recordFailure(pool, clientId, address, limits.windowSeconds);
-    throw new OAuthError('invalid_client', 'client authentication failed', context.basic ? BASIC_CHALLENGE : {});
+    throw new OAuthError('invalid_client', 'client authentication failed', challenge);
   }
   return client;
 }
@@ -143,19 +159,18 @@ function checkAudience(params: Record<string, string>, known: Audience[]): Audie
 }
 
 /** Step 4b: an environment the client holds (sandbox credentials first, production after review). */
-function checkEnvironment(client: Client, audience: Audience): void {
-  if (!client.environments.includes(audience.environment)) {
+export function checkEnvironment(client: Client, environment: Environment): void {
+  if (!client.environments.includes(environment)) {
     throw new OAuthError(
       'invalid_target',
-      `this client may get tokens for the ${client.environments.join(' and ')} environment${client.environments.length > 1 ? 's' : ''} only, not ${audience.environment}`,
+      `this client may get tokens for the ${client.environments.join(' and ')} environment${client.environments.length > 1 ? 's' : ''} only, not ${environment}`,
     );
   }
 }
 
 /** Step 5: the intermediary (agency) the client acts for. */
-function checkIntermediary(params: Record<string, string>, allowed: string[]): string {
-  const intermediary = required(params, 'intermediary_id');
-  if (!allowed.includes(intermediary)) {
+export function checkIntermediary(client: Client, intermediary: string): string {
+  if (!client.intermediaries.includes(intermediary)) {
     throw new OAuthError('invalid_request', `intermediary_id "${intermediary}" is not an intermediary this client may act for`);
   }
   return intermediary;
@@ -228,8 +243,8 @@ export async function tokenEndpoint(app: FastifyInstance, options: TokenEndpoint
     const client = await authenticateClient(options.pool, context, request.ip, options.authFailureLimits);
     checkGrant(context.params);
     const audience = checkAudience(context.params, known);
-    checkEnvironment(client, audience);
-    const intermediaryId = checkIntermediary(context.params, client.intermediaries);
+    checkEnvironment(client, audience.environment);
+    const intermediaryId = checkIntermediary(client, required(context.params, 'intermediary_id'));
     const scope = checkScope(context.params, client.scopes, audience);
     const { token, jti } = await issueToken(options.keys, {
       issuer: options.publicUrl,

@@ -61,12 +61,15 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
  * secret_header (text, lower-case, or null) and headers (jsonb, lower-case names, none of those
  * delivery sets itself). This is how an API schedules
  * deliveries in the statement of the write they belong to: they commit with it, and the
- * insert's trigger wakes the workers.
+ * insert's trigger wakes the workers. A `test` delivery is a sample sent on request (the
+ * console's "Send test event"), shown as such.
  */
-export function deliveriesCte(name: string, recipients: string): string {
+export function deliveriesCte(name: string, recipients: string, kind: 'message' | 'test' = 'message'): string {
   return `${name} AS (
-    INSERT INTO webhook_deliveries (id, source, environment, agency_id, subscription_id, url, payload, secret, secret_header, headers, next_attempt_at)
-    SELECT gen_random_uuid(), r.source, r.environment, r.agency_id, r.subscription_id, r.url, r.payload, r.secret, r.secret_header, r.headers, now()
+    INSERT INTO webhook_deliveries (id, source, environment, agency_id, subscription_id, url, payload, secret, secret_header, headers, test,
+                                    next_attempt_at)
+    SELECT gen_random_uuid(), r.source, r.environment, r.agency_id, r.subscription_id, r.url, r.payload, r.secret, r.secret_header, r.headers,
+           ${kind === 'test' ? 'true' : 'false'}, now()
       FROM ${recipients} r
     RETURNING id)`;
 }

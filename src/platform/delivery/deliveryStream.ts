@@ -34,8 +34,10 @@ export interface GoneContext {
   deliveryId: string;
 }
 
-/** What an API owning subscriptions provides to the delivery worker. */
+/** What an API owning subscriptions provides to the delivery worker and the delivery views. */
 export interface DeliverySourceHooks {
+  /** The scope that manages the source's subscriptions: the console shows and redelivers their deliveries to a token holding it. */
+  scope: string;
   /**
    * The receiver answered 410 Gone: disable the subscription. Runs in the transaction that
    * records the attempt (as the owner role, not under withTenant); the subscription's other
@@ -61,8 +63,10 @@ export interface DeliveryStreamOptions {
   timeouts?: Pick<OutboundPolicy, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'totalTimeoutMs'>;
 }
 
-// Only the status matters; a receiver's long answer is cut, not a reason to fail.
+// Only the status decides; a receiver's long answer is cut, not a reason to fail.
 const RESPONSE_BYTES = 64 * 1024;
+// What an attempt keeps of the answer for the delivery view: enough to read an error page's point.
+const RESPONSE_KEPT_BYTES = 4096;
 const USER_AGENT = 'immogate-webhooks/1';
 
 export interface ClaimedDelivery {
@@ -85,6 +89,11 @@ interface Outcome {
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
+  /** The headers sent, the secret header masked. */
+  requestHeaders: Record<string, string>;
+  /** The start of the receiver's answer, as text; null when none came. */
+  responseBody: string | null;
+  responseTruncated: boolean;
   retryAfterSeconds?: number;
   /** The worker stopped the call: not the receiver's fault, so it does not use up a retry. */
   interrupted?: boolean;
@@ -113,24 +122,43 @@ const CLAIM = `
     SELECT id, attempts, environment, agency_id, source, subscription_id, clock_timestamp() FROM claimed)
   SELECT * FROM claimed`;
 
-const RECORD_ATTEMPT = 'UPDATE webhook_attempts SET status_code = $3, latency_ms = $4, error = $5 WHERE delivery_id = $1 AND attempt = $2';
+const RECORD_ATTEMPT = `UPDATE webhook_attempts SET status_code = $3, latency_ms = $4, error = $5, request_headers = $6, response_body = $7,
+                               response_truncated = $8
+                         WHERE delivery_id = $1 AND attempt = $2`;
 // `attempts = $2`: only the latest attempt decides (a redelivery may have started another meanwhile).
 const GUARD = 'WHERE id = $1 AND attempts = $2';
 
+/** A secret as the delivery view shows it: its last four characters when it is long enough to keep the rest hidden. */
+export function masked(secret: string): string {
+  return secret.length >= 16 ? `****${secret.slice(-4)}` : '****';
+}
+
+/** The answer's start as text: PostgreSQL text holds no NUL, and a cut may split a character (replaced). */
+function keptText(body: Buffer): string {
+  return body.subarray(0, RESPONSE_KEPT_BYTES).toString('utf8').replaceAll('\0', '\uFFFD');
+}
+
 async function call(outbound: Outbound, delivery: ClaimedDelivery, secret: string, signal: AbortSignal): Promise<Outcome> {
   const body = JSON.stringify(delivery.payload);
+  const headers = {
+    ...delivery.headers,
+    ...(delivery.secret_header === null ? {} : { [delivery.secret_header]: secret }),
+    'content-type': 'application/json',
+    ...signatureHeaders(secret, delivery.id, body, Math.floor(Date.now() / 1000)),
+  };
+  const sent = {
+    ...headers,
+    'user-agent': USER_AGENT,
+    ...(delivery.secret_header === null ? {} : { [delivery.secret_header]: masked(secret) }),
+  };
+  const noAnswer = { requestHeaders: sent, responseBody: null, responseTruncated: false };
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
   try {
     const response = await outbound.request({
       method: 'POST',
       url: delivery.url,
-      headers: {
-        ...delivery.headers,
-        ...(delivery.secret_header === null ? {} : { [delivery.secret_header]: secret }),
-        'content-type': 'application/json',
-        ...signatureHeaders(secret, delivery.id, body, Math.floor(Date.now() / 1000)),
-      },
+      headers,
       body,
       maxBytes: RESPONSE_BYTES,
       oversize: 'truncate',
@@ -139,7 +167,12 @@ async function call(outbound: Outbound, delivery: ClaimedDelivery, secret: strin
       signal,
     });
     const status = response.status;
-    if (status >= 200 && status < 300) return { statusCode: status, latencyMs: latency(), error: null };
+    const answer = {
+      requestHeaders: sent,
+      responseBody: keptText(response.body),
+      responseTruncated: response.truncated || response.body.length > RESPONSE_KEPT_BYTES,
+    };
+    if (status >= 200 && status < 300) return { statusCode: status, latencyMs: latency(), error: null, ...answer };
     const error =
       status === 410
         ? 'receiver answered HTTP 410 Gone: the subscription is reported gone, no more attempts'
@@ -149,12 +182,19 @@ async function call(outbound: Outbound, delivery: ClaimedDelivery, secret: strin
       latencyMs: latency(),
       error,
       retryAfterSeconds: parseRetryAfter(response.headers['retry-after'], Date.now()),
+      ...answer,
     };
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
     if (error.kind === 'aborted')
-      return { statusCode: null, latencyMs: latency(), error: 'interrupted: the worker shut down during the attempt', interrupted: true };
-    return { statusCode: null, latencyMs: latency(), error: error.message };
+      return {
+        statusCode: null,
+        latencyMs: latency(),
+        error: 'interrupted: the worker shut down during the attempt',
+        interrupted: true,
+        ...noAnswer,
+      };
+    return { statusCode: null, latencyMs: latency(), error: error.message, ...noAnswer };
   }
 }
 
@@ -163,6 +203,9 @@ interface Delivered {
   attempt: number;
   status_code: number | null;
   latency_ms: number;
+  request_headers: Record<string, string>;
+  response_body: string | null;
+  response_truncated: boolean;
 }
 
 /**
@@ -174,9 +217,13 @@ async function recordDelivered(pool: pg.Pool, outcomes: Delivered[]): Promise<Pr
   try {
     await pool.query({
       name: 'webhooks.delivered',
-      text: `WITH outcome AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS o (id uuid, attempt integer, status_code integer, latency_ms integer)),
+      text: `WITH outcome AS (SELECT * FROM jsonb_to_recordset($1::jsonb)
+                                AS o (id uuid, attempt integer, status_code integer, latency_ms integer, request_headers jsonb,
+                                      response_body text, response_truncated boolean)),
                   recorded AS (
-                    UPDATE webhook_attempts a SET status_code = o.status_code, latency_ms = o.latency_ms, error = NULL
+                    UPDATE webhook_attempts a SET status_code = o.status_code, latency_ms = o.latency_ms, error = NULL,
+                                                  request_headers = o.request_headers, response_body = o.response_body,
+                                                  response_truncated = o.response_truncated
                       FROM outcome o WHERE a.delivery_id = ANY ($2::uuid[]) AND a.delivery_id = o.id AND a.attempt = o.attempt)
              UPDATE webhook_deliveries d
                 SET state = 'DELIVERED', delivered_at = now(), finished_at = now(), next_attempt_at = NULL, claimed_by = NULL
@@ -200,7 +247,15 @@ function delivered(pool: pg.Pool, delivery: ClaimedDelivery, outcome: Outcome): 
     pool,
     () => new Batcher((outcomes) => recordDelivered(pool, outcomes), { maxBatch: 128, maxInFlight: 2 }),
   );
-  return writer.submit({ id: delivery.id, attempt: delivery.attempts, status_code: outcome.statusCode, latency_ms: outcome.latencyMs });
+  return writer.submit({
+    id: delivery.id,
+    attempt: delivery.attempts,
+    status_code: outcome.statusCode,
+    latency_ms: outcome.latencyMs,
+    request_headers: outcome.requestHeaders,
+    response_body: outcome.responseBody,
+    response_truncated: outcome.responseTruncated,
+  });
 }
 
 /** Any other outcome: the attempt, then a retry, the end of the retries or a 410's consequences. */
@@ -212,7 +267,16 @@ async function failed(
   sources: DeliverySources,
 ): Promise<void> {
   const { id, attempts } = delivery;
-  await client.query(RECORD_ATTEMPT, [id, attempts, outcome.statusCode, outcome.latencyMs, outcome.error]);
+  await client.query(RECORD_ATTEMPT, [
+    id,
+    attempts,
+    outcome.statusCode,
+    outcome.latencyMs,
+    outcome.error,
+    JSON.stringify(outcome.requestHeaders),
+    outcome.responseBody,
+    outcome.responseTruncated,
+  ]);
   const end = `UPDATE webhook_deliveries SET state = 'FAILED', finished_at = now(), next_attempt_at = NULL, claimed_by = NULL ${GUARD} AND state = 'PENDING'`;
   if (outcome.statusCode === 410) {
     await client.query(end, [id, attempts]);

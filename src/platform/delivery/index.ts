@@ -33,3 +33,5 @@ export {
   type GoneContext,
 } from './deliveryStream.js';
 export { redeliver, redeliverWebhooks, SKIP_REASONS, type Redelivery, type RedeliveryTarget, type SkippedDelivery } from './redelivery.js';
+export { deliveryDetail, type DeliveryView } from './views.js';
+export { Delivery } from './model.js';

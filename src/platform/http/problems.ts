@@ -68,6 +68,11 @@ export function unauthorized(detail: string, error?: 'invalid_token'): Problem {
   return new Problem(401, 'Unauthorized', detail, {}, undefined, { 'www-authenticate': error ? `Bearer error="${error}"` : 'Bearer' });
 }
 
+/** A 401 of the console, whose credential is a session cookie: no Bearer challenge. */
+export function signInRequired(detail: string): Problem {
+  return new Problem(401, 'Unauthorized', detail);
+}
+
 export function forbidden(detail: string): Problem {
   return new Problem(403, 'Forbidden', detail);
 }

@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
 import { SecretsKeyError, kekId, sealedWith, type Sealer } from './sealer.js';
+import { CONSOLE_TOKENS } from '../console/sessions.js';
 
 /**
  * A text column holding sealed values, and the purpose each is sealed for. Table, column and key
@@ -31,6 +32,8 @@ export const PLATFORM_SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'blob_signing_keys', column: 'secret_sealed', key: 'id', purpose: () => 'blob-signing-key', clearColumn: 'secret' },
   // Deliveries are many: only those that may still be sent need their key at start.
   { table: 'webhook_deliveries', column: 'secret', key: 'id', purpose: () => WEBHOOK_SECRET, live: "state IN ('PENDING', 'FAILED')" },
+  // The console's sessions hold their client's tokens.
+  { table: 'console_sessions', column: 'tokens', key: 'id', purpose: () => CONSOLE_TOKENS, live: 'tokens_expire_at > now()' },
 ];
 
 const BATCH = 500;

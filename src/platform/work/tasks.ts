@@ -2,6 +2,7 @@
  * The platform's periodic tasks (each API module adds its own).
  */
 import { pruneAuthFailures } from '../auth/authFailures.js';
+import { pruneSessions } from '../console/sessions.js';
 import { deliveryRetentionTask } from '../delivery/retention.js';
 import { pruneRateLimitWindows } from '../http/rateLimit.js';
 import type { ScheduledTask } from './schedule.js';
@@ -32,5 +33,19 @@ const pruneFailures: ScheduledTask = {
   },
 };
 
+const pruneConsoleSessions: ScheduledTask = {
+  name: 'platform:prune_console_sessions',
+  everySeconds: 3600,
+  async run({ pool }) {
+    await pruneSessions(pool);
+  },
+};
+
 /** The platform's periodic tasks; each API module adds its own. */
-export const PLATFORM_TASKS: readonly ScheduledTask[] = [pruneRateLimits, pruneTokenIssuance, pruneFailures, deliveryRetentionTask];
+export const PLATFORM_TASKS: readonly ScheduledTask[] = [
+  pruneRateLimits,
+  pruneTokenIssuance,
+  pruneFailures,
+  pruneConsoleSessions,
+  deliveryRetentionTask,
+];

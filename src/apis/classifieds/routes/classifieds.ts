@@ -1,9 +1,11 @@
 /*
  * The classifieds: POST, PUT and DELETE (validated, handed to the write path, answered 202 once
- * it committed), GET /classifieds and GET /classifieds/{classifiedId}.
+ * it committed), GET /classifieds and GET /classifieds/{classifiedId}, and POST /classifieds/validate
+ * (an extension: what a POST would meet, nothing written).
  */
 import { tenantOf } from '../../../platform/auth/guard.js';
 import { entityTags } from '../../../platform/http/etags.js';
+import { validationProblem } from '../../../platform/http/validation.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import {
   type Acknowledgement,
@@ -18,6 +20,8 @@ import {
   NotModified,
 } from '../model/classified.js';
 import { SCOPES } from '../model/scopes.js';
+import { ClassifiedValidation } from '../model/validation.js';
+import { validateClassified } from '../services/validation.js';
 import { createClassified, deleteClassified, listClassifieds, readClassified, updateClassified } from '../services/classifieds.js';
 
 function acknowledgement(classifiedId: string): Acknowledgement {
@@ -98,6 +102,22 @@ export async function classifiedRoutes(app: ApiApp, { pool }: ApiDependencies): 
       reply.header('etag', `"${result.revision}"`);
       if (result.notModified) return reply.code(304).send();
       return reply.type('application/json; charset=utf-8').send(result.item);
+    },
+  );
+
+  // An extension: the checks of a POST and of processing, reported instead of applied (the
+  // route's schema is the POST's, so attachValidation hands over what it found).
+  app.post(
+    '/classifieds/validate',
+    {
+      config: { scope: SCOPES.createClassified },
+      attachValidation: true,
+      schema: { body: ClassifiedBody, response: { 200: ClassifiedValidation } },
+    },
+    async (request) => {
+      const found = request.validationError?.validation;
+      const schemaErrors = found ? (validationProblem(found, 'body').extra.errors ?? []) : [];
+      return validateClassified(pool, tenantOf(request), request.body, schemaErrors);
     },
   );
 }

@@ -1,11 +1,12 @@
-/* PUT /webhooks and DELETE /webhooks: the status webhook subscription of the calling client. */
+/* PUT /webhooks and DELETE /webhooks: the status webhook subscription of the calling client; POST /webhooks/test-events (an extension) sends it a sample. */
 import type { FastifyReply } from 'fastify';
 import { tenantOf } from '../../../platform/auth/guard.js';
+import { Delivery } from '../../../platform/delivery/index.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import { sealerFor } from '../../../platform/secrets/sealer.js';
 import { SCOPES } from '../model/scopes.js';
 import { Subscription, Success } from '../model/webhooks.js';
-import { subscribe, unsubscribe } from '../services/webhooks.js';
+import { sendTestEvent, subscribe, unsubscribe } from '../services/webhooks.js';
 
 /** The contract's answer is the JSON string "success"; a bare string would go out as text/plain. */
 function sendSuccess(reply: FastifyReply): FastifyReply {
@@ -30,5 +31,11 @@ export async function webhookRoutes(app: ApiApp, { pool, config }: ApiDependenci
       await unsubscribe(pool, tenantOf(request));
       return sendSuccess(reply);
     },
+  );
+
+  app.post(
+    '/webhooks/test-events',
+    { config: { scope: SCOPES.createSubscriptionToWebhook }, schema: { response: { 202: Delivery } } },
+    async (request, reply) => reply.code(202).send(await sendTestEvent(pool, tenantOf(request))),
   );
 }

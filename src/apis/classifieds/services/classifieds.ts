@@ -16,7 +16,7 @@ import { Batcher, eachAlone, settledAt } from '../../../platform/db/batcher.js';
 import { execute, transaction, type Statement } from '../../../platform/db/pool.js';
 import { confineTo, withTenant, type Tenant } from '../../../platform/db/tenant.js';
 import { entityTags } from '../../../platform/http/etags.js';
-import { Problem, badRequest, notFound } from '../../../platform/http/problems.js';
+import { Problem, badRequest, notFound, type FieldError } from '../../../platform/http/problems.js';
 import { getOrMake } from '../../../platform/memo.js';
 import type { Classified, ClassifiedsQuery } from '../model/classified.js';
 import type { NewStatus, Operation } from '../model/statuses.js';
@@ -136,6 +136,25 @@ async function duplicateProblem(
     }
     return undefined;
   });
+}
+
+/**
+ * What a POST of `payload` would be refused for as a duplicate, looked up as the write path explains
+ * a collision (validation: nothing is written). Each is named by the field it is about.
+ */
+export async function duplicatesOf(pool: pg.Pool, tenant: Tenant, payload: Classified): Promise<FieldError[]> {
+  const offererEstateId = payload.data.metaData.source.offererEstateId;
+  const urls = mediaUrls(payload);
+  // No classified has this id: the media of every stored one count.
+  const none = '00000000-0000-0000-0000-000000000000';
+  const [existing, owner] = await withTenant(pool, tenant, (client) =>
+    Promise.all([repository.findByOffererEstateId(client, offererEstateId), repository.findMediaOfOthers(client, urls, none)]),
+  );
+  const errors: FieldError[] = [];
+  if (existing)
+    errors.push({ name: '/data/metaData/source/offererEstateId', reason: duplicatedClassified(offererEstateId, existing).detail });
+  if (owner) errors.push({ name: `/media/${urls.indexOf(owner.url)}/url`, reason: duplicatedMedia(owner).detail });
+  return errors;
 }
 
 function receivedMessage(operation: Operation, revision: number): string {

@@ -11,21 +11,22 @@ import { badRequest } from '../../../platform/http/problems.js';
 import { MAX_PAGE_SIZE } from '../model/pages.js';
 import type { PageRow } from '../repository.js';
 
-// Keyset tokens (platform/http/cursors.ts) of kind c (classifieds) or s (statuses): a statuses
-// token is refused by the classifieds list and the other way round. Anything else is a clean 400.
-const CURSOR_KINDS = { classifieds: 'c', statuses: 's' } as const;
+// Keyset tokens (platform/http/cursors.ts) of kind c (classifieds), s (statuses), u (the console's
+// summaries) or r (revisions, by revision number): one list's token is refused by the others.
+// Anything else is a clean 400.
+const CURSOR_KINDS = { classifieds: 'c', statuses: 's', summaries: 'u', revisions: 'r' } as const;
 type CursorKind = keyof typeof CURSOR_KINDS;
 
 export function encodeCursor(kind: CursorKind, seq: number): string {
   return encodeSeqToken(CURSOR_KINDS[kind], seq);
 }
 
-/** The seq a nextToken continues below; none without a token. */
-export function decodeCursor(kind: CursorKind, token: string | undefined): number | undefined {
+/** The seq a token continues below; none without a token. `parameter` names it in the 400 of a garbled one. */
+export function decodeCursor(kind: CursorKind, token: string | undefined, parameter = 'nextToken'): number | undefined {
   if (token === undefined) return undefined;
   const seq = decodeSeqToken(CURSOR_KINDS[kind], token);
   if (seq === undefined)
-    throw badRequest([{ name: 'nextToken', reason: 'is not a nextToken this endpoint returned.' }], 'requestParameter');
+    throw badRequest([{ name: parameter, reason: `is not a ${parameter} this endpoint returned.` }], 'requestParameter');
   return seq;
 }
 

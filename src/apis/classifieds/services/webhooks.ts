@@ -7,7 +7,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Config } from '../../../config.js';
 import { withTenant, type Tenant } from '../../../platform/db/tenant.js';
-import { OutboundError, cancelDeliveries, checkTargetUrl, retargetDeliveries } from '../../../platform/delivery/index.js';
+import {
+  OutboundError,
+  cancelDeliveries,
+  checkTargetUrl,
+  deliveryDetail,
+  retargetDeliveries,
+  type DeliveryView,
+} from '../../../platform/delivery/index.js';
 import { badRequest, notFound } from '../../../platform/http/problems.js';
 import type { Sealer } from '../../../platform/secrets/sealer.js';
 import { WEBHOOK_SECRET } from '../../../platform/secrets/stored.js';
@@ -63,4 +70,31 @@ export async function removeGone(client: pg.ClientBase, subscriptionId: string):
 export async function subscriptionStates(client: pg.ClientBase, subscriptionIds: readonly string[]): Promise<Map<string, 'ACTIVE'>> {
   const existing = await repository.existingSubscriptions(client, subscriptionIds);
   return new Map(existing.map((id) => [id, 'ACTIVE']));
+}
+
+/**
+ * A test event: a realistic status of a made-up classified (CREATED on SL, one picture), posted to
+ * the client's subscription as any status is, signed with its secret, shown as a test delivery.
+ */
+export async function sendTestEvent(pool: pg.Pool, tenant: Tenant): Promise<DeliveryView> {
+  const classifiedId = randomUUID();
+  const now = new Date().toISOString();
+  const status = {
+    statusId: randomUUID(),
+    classifiedId,
+    customerId: tenant.agencyId,
+    creationDate: now,
+    revision: 1,
+    portals: ['SL'],
+    status: 'CREATED',
+    message: 'A test event sent on request: no classified was written',
+    statusDate: now,
+    mediaStatuses: [{ url: 'https://example.com/living-room.jpg', status: 'CREATED' }],
+    stage: 'accepted',
+  };
+  const id = await repository.sendTestStatus(pool, tenant, classifiedId, status);
+  if (id === undefined) throw notFound('This client has no webhook subscription here: PUT /webhooks first');
+  const delivery = await withTenant(pool, tenant, (client) => deliveryDetail(client, id, { source: WEBHOOK_SOURCE }));
+  if (!delivery) throw new Error(`the test delivery ${id} is not readable in its own tenant`);
+  return delivery;
 }

@@ -8,6 +8,8 @@ import { nullable, stringEnum, withDefaults } from '../../../platform/http/schem
 export const SUBSCRIPTION_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
+/** The scope that manages webhook subscriptions (and shows their deliveries). */
+export const SUBSCRIPTION_SCOPE = 'leads:webhooks';
 /** The delivery source of lead notifications (selects the lead API's delivery hooks). */
 export const DELIVERY_SOURCE = 'leads';
 /** The header that carries a subscription's apiKey with every notification; the same key signs it. */

@@ -1,6 +1,9 @@
-/* HTTP of the webhook subscriptions: POST, GET, PUT, DELETE /webhook/subscriptions[/{id}] and GET /webhook/subscriptions/{id}/audit. */
+/*
+ * HTTP of the webhook subscriptions: POST, GET, PUT, DELETE /webhook/subscriptions[/{id}], GET
+ * /webhook/subscriptions/{id}/audit, and POST /webhook/subscriptions/{id}/test-events (an extension).
+ */
 import { tenantOf } from '../../../platform/auth/guard.js';
-import { checkTargetUrl, OutboundError } from '../../../platform/delivery/index.js';
+import { checkTargetUrl, Delivery, OutboundError } from '../../../platform/delivery/index.js';
 import { badRequest } from '../../../platform/http/problems.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import { sealerFor } from '../../../platform/secrets/sealer.js';
@@ -13,6 +16,7 @@ import {
   SubscriptionIdParams,
   SubscriptionListQuery,
   SubscriptionPage,
+  SUBSCRIPTION_SCOPE,
   UpdateSubscriptionRequest,
 } from '../model/subscription.js';
 import {
@@ -20,10 +24,10 @@ import {
   createSubscription,
   deleteSubscription,
   listSubscriptions,
+  sendTestEvent,
   updateSubscription,
 } from '../services/subscriptions.js';
 
-const SCOPE = 'leads:webhooks';
 // The spec's limit for POST /webhook/subscriptions (as for GET /leads): 10 per 200 ms per caller.
 const RATE_LIMIT = { max: 10, timeWindow: 200 };
 
@@ -41,7 +45,10 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
   const sealer = sealerFor(config);
   app.post(
     '/webhook/subscriptions',
-    { config: { scope: SCOPE, rateLimit: RATE_LIMIT }, schema: { body: CreateSubscriptionRequest, response: { 201: Subscription } } },
+    {
+      config: { scope: SUBSCRIPTION_SCOPE, rateLimit: RATE_LIMIT },
+      schema: { body: CreateSubscriptionRequest, response: { 201: Subscription } },
+    },
     async (request, reply) => {
       checkUrl(request.body.url, config);
       return reply.code(201).send(await createSubscription(pool, sealer, tenantOf(request), request.body));
@@ -50,14 +57,14 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
 
   app.get(
     '/webhook/subscriptions',
-    { config: { scope: SCOPE }, schema: { querystring: SubscriptionListQuery, response: { 200: SubscriptionPage } } },
+    { config: { scope: SUBSCRIPTION_SCOPE }, schema: { querystring: SubscriptionListQuery, response: { 200: SubscriptionPage } } },
     async (request) => listSubscriptions(pool, tenantOf(request), request.query),
   );
 
   app.put(
     '/webhook/subscriptions/:id',
     {
-      config: { scope: SCOPE },
+      config: { scope: SUBSCRIPTION_SCOPE },
       schema: { params: SubscriptionIdParams, body: UpdateSubscriptionRequest, response: { 200: Subscription } },
     },
     async (request) => updateSubscription(pool, sealer, tenantOf(request), request.params.id, request.body),
@@ -65,7 +72,7 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
 
   app.delete(
     '/webhook/subscriptions/:id',
-    { config: { scope: SCOPE }, schema: { params: SubscriptionIdParams, response: { 200: DeletedSubscription } } },
+    { config: { scope: SUBSCRIPTION_SCOPE }, schema: { params: SubscriptionIdParams, response: { 200: DeletedSubscription } } },
     async (request) => ({
       ...(await deleteSubscription(pool, tenantOf(request), request.params.id)),
       message: 'The subscription was deleted',
@@ -74,7 +81,13 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
 
   app.get(
     '/webhook/subscriptions/:id/audit',
-    { config: { scope: SCOPE }, schema: { params: SubscriptionIdParams, querystring: AuditQuery, response: { 200: Audit } } },
+    { config: { scope: SUBSCRIPTION_SCOPE }, schema: { params: SubscriptionIdParams, querystring: AuditQuery, response: { 200: Audit } } },
     async (request) => auditSubscription(pool, tenantOf(request), request.params.id, request.query.limit),
+  );
+
+  app.post(
+    '/webhook/subscriptions/:id/test-events',
+    { config: { scope: SUBSCRIPTION_SCOPE }, schema: { params: SubscriptionIdParams, response: { 202: Delivery } } },
+    async (request, reply) => reply.code(202).send(await sendTestEvent(pool, tenantOf(request), request.params.id)),
   );
 }

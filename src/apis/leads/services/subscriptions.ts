@@ -11,18 +11,22 @@ import { execute } from '../../../platform/db/pool.js';
 import { withTenant, type Tenant } from '../../../platform/db/tenant.js';
 import {
   cancelDeliveries,
+  deliveryDetail,
   lastSuccess,
   recentAttempts,
   retargetDeliveries,
   type DeliverySourceHooks,
+  type DeliveryView,
   type GoneContext,
 } from '../../../platform/delivery/index.js';
 import { decodeToken, encodeToken } from '../../../platform/http/cursors.js';
 import { badRequest, notFound, type Problem } from '../../../platform/http/problems.js';
 import type { Sealer } from '../../../platform/secrets/sealer.js';
+import type { Lead } from '../model/lead.js';
 import { WEBHOOK_SECRET } from '../../../platform/secrets/stored.js';
 import {
   DELIVERY_SOURCE,
+  SUBSCRIPTION_SCOPE,
   type Audit,
   type CreateSubscriptionRequest,
   type Subscription,
@@ -37,6 +41,7 @@ import {
   findSubscription,
   ingestionLock,
   insertSubscription,
+  insertTestNotification,
   leadIdsOfDeliveries,
   lockedSubscriptionStatuses,
   subscriptionsInCreationOrder,
@@ -170,7 +175,46 @@ async function subscriptionStates(client: pg.ClientBase, subscriptionIds: readon
 }
 
 /** What the delivery machinery asks of the lead API about its subscriptions. */
-export const deliveryHooks: DeliverySourceHooks = { onGone: disableGone, subscriptionStates };
+export const deliveryHooks: DeliverySourceHooks = { scope: SUBSCRIPTION_SCOPE, onGone: disableGone, subscriptionStates };
+
+// ---- test events ----
+
+/** A realistic lead, made up: what a test event sends (Erika Mustermann asking about a classified). */
+function sampleLead(tenant: Tenant): Lead {
+  const now = new Date().toISOString();
+  return {
+    metadata: {
+      leadId: randomUUID(),
+      category: 'CLASSIFIED',
+      ingestionDate: now,
+      submittedDate: now,
+      requestId: randomUUID(),
+      agencyId: tenant.agencyId,
+    },
+    contactRequest: {
+      firstName: 'Erika',
+      lastName: 'Mustermann',
+      name: 'Erika Mustermann',
+      gender: 'FEMALE',
+      email: 'erika.mustermann@example.com',
+      language: 'DE',
+      phoneNumbers: [{ type: 'MOBILE', number: '+49 151 23456789' }],
+      message: 'A test event sent on request: is the flat still available for a visit on Saturday?',
+    },
+    property: { classifiedId: '12ABCDEFGHJK' },
+  };
+}
+
+/** Sends a sample lead to the subscription, signed with its apiKey, as a notification goes (a test delivery). */
+export async function sendTestEvent(pool: pg.Pool, tenant: Tenant, id: string): Promise<DeliveryView> {
+  return withTenant(pool, tenant, async (client) => {
+    const deliveryId = await insertTestNotification(client, id, sampleLead(tenant));
+    if (deliveryId === undefined) throw subscriptionNotFound(id);
+    const delivery = await deliveryDetail(client, deliveryId, { source: DELIVERY_SOURCE });
+    if (!delivery) throw new Error(`the test delivery ${deliveryId} is not readable in its own transaction`);
+    return delivery;
+  });
+}
 
 // ---- audit ----
 

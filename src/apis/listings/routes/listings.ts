@@ -1,8 +1,10 @@
-/* POST /listings, GET /listings, GET/PUT/DELETE /listings/{externalListingId}. */
+/* POST /listings, GET /listings, GET/PUT/DELETE /listings/{externalListingId}, and POST /listings/validate (an extension). */
 import { tenantOf } from '../../../platform/auth/guard.js';
 import type { BlobStore } from '../../../platform/blobs/index.js';
 import { apiById, rootPath } from '../../../platform/catalogue.js';
+import { validationProblem } from '../../../platform/http/validation.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
+import { ListingValidation } from '../model/console.js';
 import {
   ExternalListingIdParams,
   ListingCreated,
@@ -15,6 +17,7 @@ import {
 } from '../model/listing.js';
 import { createListing, deleteListing, listListings, readListing, updateListing } from '../services/listings.js';
 import { mediaStore } from '../services/medias.js';
+import { validateListing } from '../services/validation.js';
 
 const CLIM = apiById('clim');
 
@@ -73,5 +76,22 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
     '/listings/:externalListingId',
     { config: { scope: 'clim:listings:delete' }, schema: { params: ExternalListingIdParams, response: { 202: WriteAcknowledgement } } },
     async (request, reply) => reply.code(202).send(await deleteListing(pool, tenantOf(request), request.params.externalListingId)),
+  );
+
+  // An extension: the checks of a POST reported instead of applied (the route's schema is the
+  // POST's, so attachValidation hands over what it found).
+  app.post(
+    '/listings/validate',
+    {
+      config: { scope: 'clim:listings:create' },
+      attachValidation: true,
+      schema: { body: ListingRequestRef, response: { 200: ListingValidation } },
+    },
+    async (request) => {
+      const found = request.validationError?.validation;
+      const schemaErrors = found ? (validationProblem(found, 'body').extra.errors ?? []) : [];
+      const store = schemaErrors.length === 0 ? await storeFor(request.body) : undefined;
+      return validateListing(pool, tenantOf(request), request.body, schemaErrors, store);
+    },
   );
 }

@@ -50,6 +50,11 @@ function listingNotFound(externalListingId: string): Problem {
   return notFound(`No listing with externalListingId "${externalListingId}"`);
 }
 
+/** A create of an externalListingId the tenant has already. */
+export function externalIdInUse(externalListingId: string): FieldError {
+  return { name: EXTERNAL_ID_POINTER, reason: `externalListingId "${externalListingId}" already exists.` };
+}
+
 function rejected(errors: FieldError[]): Problem {
   return badRequest(errors, 'body');
 }
@@ -76,8 +81,7 @@ export async function createListing(
       isPublished: isPublished(request),
       request,
     });
-    if (listingId === undefined)
-      throw rejected([{ name: EXTERNAL_ID_POINTER, reason: `externalListingId "${externalListingId}" already exists.` }]);
+    if (listingId === undefined) throw rejected([externalIdInUse(externalListingId)]);
     await attachMedia(client, tenant, listingId, mediaIdsOf(request), store);
     return { requestId: randomUUID(), listingId, externalListingId, warnings };
   });

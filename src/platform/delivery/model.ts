@@ -1,0 +1,44 @@
+/*
+ * The schemas of what the delivery views answer: a delivery, its attempts, its summary in a list.
+ */
+import Type from 'typebox';
+import { ENVIRONMENTS } from '../catalogue.js';
+import { nullable, stringEnum } from '../http/schemas.js';
+import { DELIVERY_STATES } from './views.js';
+
+const dateTime = Type.String({ format: 'date-time' });
+const headers = Type.Record(Type.String(), Type.String());
+
+export const DeliverySummary = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Also the webhook-id header the receiver sees' }),
+  source: Type.String(),
+  environment: stringEnum(ENVIRONMENTS),
+  agency: Type.String(),
+  subscriptionId: Type.String(),
+  url: Type.String(),
+  state: stringEnum(DELIVERY_STATES),
+  attempts: Type.Integer(),
+  test: Type.Boolean({ description: 'A sample sent on request (Send test event)' }),
+  createdAt: dateTime,
+  deliveredAt: nullable(dateTime),
+  nextAttemptAt: nullable(dateTime),
+  lastStatusCode: nullable(Type.Integer()),
+});
+
+const Attempt = Type.Object({
+  attempt: Type.Integer(),
+  attemptedAt: dateTime,
+  statusCode: nullable(Type.Integer()),
+  latencyMs: nullable(Type.Integer()),
+  error: nullable(Type.String()),
+  requestHeaders: headers,
+  responseBody: nullable(Type.String({ description: 'The first 4 KiB of the answer' })),
+  responseTruncated: Type.Boolean(),
+});
+
+/** One delivery with every attempt: what the console shows, and the answer to a test event. */
+export const Delivery = Type.Object({
+  ...DeliverySummary.properties,
+  request: Type.Object({ body: Type.String(), headers }),
+  attemptList: Type.Array(Attempt),
+});
