@@ -67,7 +67,7 @@ export interface ClassifiedSummary {
   createdAt: string;
   updatedAt: string;
   deleted: boolean;
-  latest: { status: Status; subStatus?: string; stage: string; statusDate: string } | null;
+  latest: { status: Status; subStatus?: string | null; stage: string; statusDate: string } | null;
 }
 
 export interface MediaStatus {
@@ -129,7 +129,10 @@ export interface Changes {
 export interface ClassifiedValidation {
   valid: boolean;
   errors: FieldError[];
-  portals: { portal: string; accepted: boolean; violations: FieldError[] }[];
+  /** false: the schema failed, so no business rule ran. */
+  rulesChecked?: boolean;
+  /** Every portal; `requested` those the payload lists. */
+  portals: { portal: string; requested?: boolean; accepted: boolean; violations: (FieldError & { rule?: string })[] }[];
 }
 
 export interface CaasWebhook {
@@ -154,6 +157,7 @@ export interface Warning {
 export interface ListingDetails {
   listingId: string;
   externalListingId: string;
+  isPublished?: boolean;
   createdAt: string;
   lastWriteAt: string;
   expiresAt: string | null;
@@ -245,16 +249,15 @@ export interface Owner {
   source: DeliverySource;
 }
 
-export interface Redelivery {
-  delivery: string;
-  outcome: 'queued' | 'skipped';
-  reason?: string;
-}
+/** A redelivery's answer: the contract's words for one delivery, or the /admin route's lists. */
+export type Redelivery =
+  | { delivery: string; outcome: 'queued' | 'skipped'; reason?: string }
+  | { redelivered: string[]; skipped: { deliveryId: string; reason: string }[] };
 
-/** The answer of the operator's redelivery (the /admin route's). */
-export interface AdminRedelivery {
-  redelivered: string[];
-  skipped: { deliveryId: string; reason: string }[];
+/** Whether a redelivery was queued, or why not. */
+export function redeliveryOutcome(answer: Redelivery): { queued: boolean; reason?: string } {
+  if ('outcome' in answer) return { queued: answer.outcome === 'queued', reason: answer.reason };
+  return { queued: answer.redelivered.length > 0, reason: answer.skipped.map((skip) => skip.reason).join('; ') || undefined };
 }
 
 // --- Tokens -----------------------------------------------------------------------------------------------

@@ -63,12 +63,12 @@ function AttemptEntry({ attempt }: { attempt: Attempt }) {
           <summary>Request headers sent</summary>
           <PairsTable pairs={attempt.requestHeaders} label={`Request headers of attempt ${attempt.attempt}`} />
         </details>
-        <details open={!ok && attempt.responseBody !== null}>
+        <details open={!ok && Boolean(attempt.responseBody)}>
           <summary>
             Response body received{attempt.responseTruncated ? ' (truncated)' : ''}
-            {attempt.responseBody === null ? ': none' : ''}
+            {attempt.responseBody === null ? ': none' : attempt.responseBody === '' ? ': empty' : ''}
           </summary>
-          {attempt.responseBody !== null ? (
+          {attempt.responseBody ? (
             <JsonBlock value={prettyBody(attempt.responseBody)} label={`Response body of attempt ${attempt.attempt}`} />
           ) : null}
         </details>

@@ -5,7 +5,7 @@ import { Page } from '../components/Page';
 import { ProblemView } from '../components/Problem';
 import { useAction } from '../hooks/useAction';
 import { useGet } from '../hooks/useGet';
-import type { Delivery, Redelivery } from '../types';
+import { type Delivery, type Redelivery, redeliveryOutcome } from '../types';
 
 const SOURCE_NAMES: Record<string, string> = { caas: 'status webhook', leads: 'lead notification' };
 
@@ -13,7 +13,7 @@ export function DeliveryPage({ source, id }: { source: string; id: string }) {
   const loaded = useGet<Delivery>(`/${seg(source)}/deliveries/${seg(id)}`);
   usePollWhilePending(loaded);
   const redelivery = useAction<Redelivery>();
-  const result = redelivery.result;
+  const result = redelivery.result && redeliveryOutcome(redelivery.result);
   return (
     <Page title={`Delivery of a ${SOURCE_NAMES[source] ?? 'webhook'}`}>
       <p>
@@ -40,8 +40,8 @@ export function DeliveryPage({ source, id }: { source: string; id: string }) {
             <div aria-live="polite" class="outcome">
               {redelivery.error !== undefined ? <ProblemView error={redelivery.error} /> : null}
               {result ? (
-                <p class={result.outcome === 'queued' ? 'ok' : 'warn'}>
-                  {result.outcome === 'queued'
+                <p class={result.queued ? 'ok' : 'warn'}>
+                  {result.queued
                     ? 'Redelivery queued: a worker sends it again now, under the same webhook-id.'
                     : `Not redelivered: ${result.reason ?? 'skipped'}.`}
                 </p>

@@ -69,39 +69,66 @@ function ErrorsTable({ errors, caption }: { errors: FieldError[]; caption: strin
   );
 }
 
+type PortalVerdict = ClassifiedValidation['portals'][number];
+
+function PortalList({ portals }: { portals: PortalVerdict[] }) {
+  return (
+    <ul class="portals">
+      {portals.map((portal) => (
+        <li key={portal.portal}>
+          <strong>{portal.portal}</strong> <StatusBadge status={portal.accepted ? 'accepted' : 'rejected'} />
+          {portal.violations.length > 0 ? (
+            <ul>
+              {portal.violations.map((violation) => (
+                <li key={`${violation.rule}|${violation.name}|${violation.reason}`}>
+                  {violation.rule ? (
+                    <>
+                      <code>{violation.rule}</code>: <code>{violation.name}</code> {violation.reason}
+                    </>
+                  ) : (
+                    <>
+                      <code>{violation.name}</code>: {violation.reason}
+                    </>
+                  )}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function ClassifiedResult({ result }: { result: ClassifiedValidation }) {
-  const refused = result.portals.filter((portal) => !portal.accepted);
+  // Answers without `requested` list only the payload's portals.
+  const asked = result.portals.filter((portal) => portal.requested !== false);
+  const others = result.portals.filter((portal) => portal.requested === false);
+  const refused = asked.filter((portal) => !portal.accepted);
   const summary =
     result.errors.length > 0
-      ? `Not valid: ${result.errors.length} schema error${result.errors.length === 1 ? '' : 's'}; the portals' rules run once the schema passes.`
+      ? `Not valid: ${result.errors.length} error${result.errors.length === 1 ? '' : 's'}${
+          result.rulesChecked === false ? "; the portals' rules run once the schema passes" : ''
+        }.`
       : refused.length > 0
         ? `The schema passes, but ${refused.map((portal) => portal.portal).join(', ')} would refuse it.`
-        : 'Valid: the schema passes and every portal would accept it.';
+        : 'Valid: the schema passes and every portal it asks for would accept it.';
   return (
     <>
       <p class={result.valid ? 'ok' : 'bad'}>
         <strong>{summary}</strong>
       </p>
-      {result.errors.length > 0 ? <ErrorsTable errors={result.errors} caption="Schema errors" /> : null}
-      {result.portals.length > 0 ? (
+      {result.errors.length > 0 ? <ErrorsTable errors={result.errors} caption="Errors" /> : null}
+      {asked.length > 0 ? (
         <>
-          <h3>Portals</h3>
-          <ul class="portals">
-            {result.portals.map((portal) => (
-              <li key={portal.portal}>
-                <strong>{portal.portal}</strong> <StatusBadge status={portal.accepted ? 'accepted' : 'rejected'} />
-                {portal.violations.length > 0 ? (
-                  <ul>
-                    {portal.violations.map((violation) => (
-                      <li key={`${violation.name}|${violation.reason}`}>
-                        <code>{violation.name}</code>: {violation.reason}
-                      </li>
-                    ))}
-                  </ul>
-                ) : null}
-              </li>
-            ))}
-          </ul>
+          <h3>The portals it asks for</h3>
+          <PortalList portals={asked} />
+        </>
+      ) : null}
+      {others.length > 0 ? (
+        <>
+          <h3>The other portals</h3>
+          <PortalList portals={others} />
         </>
       ) : null}
     </>

@@ -5,13 +5,13 @@ import { Page } from '../../components/Page';
 import { ProblemView } from '../../components/Problem';
 import { useAction } from '../../hooks/useAction';
 import { useGet } from '../../hooks/useGet';
-import type { AdminRedelivery, Delivery, Owner } from '../../types';
+import { type Delivery, type Owner, type Redelivery, redeliveryOutcome } from '../../types';
 
 export function AdminDeliveryPage({ id }: { id: string }) {
   const loaded = useGet<Delivery & Owner>(`/admin/deliveries/${seg(id)}`);
   usePollWhilePending(loaded);
-  const redelivery = useAction<AdminRedelivery>();
-  const result = redelivery.result;
+  const redelivery = useAction<Redelivery>();
+  const result = redelivery.result && redeliveryOutcome(redelivery.result);
   const delivery = loaded.data;
   return (
     <Page title="Delivery">
@@ -45,7 +45,7 @@ export function AdminDeliveryPage({ id }: { id: string }) {
               class="primary"
               disabled={redelivery.busy}
               onClick={async () => {
-                await redelivery.run(() => post<AdminRedelivery>('/admin/deliveries/redeliveries', { deliveryId: id }));
+                await redelivery.run(() => post<Redelivery>('/admin/deliveries/redeliveries', { deliveryId: id }));
                 loaded.reload();
               }}
             >
@@ -57,11 +57,11 @@ export function AdminDeliveryPage({ id }: { id: string }) {
             <div aria-live="polite" class="outcome">
               {redelivery.error !== undefined ? <ProblemView error={redelivery.error} /> : null}
               {result ? (
-                result.redelivered.length > 0 ? (
-                  <p class="ok">Redelivery queued: a worker sends it again now, under the same webhook-id.</p>
-                ) : (
-                  <p class="warn">Not redelivered: {result.skipped.map((skip) => skip.reason).join('; ') || 'skipped'}.</p>
-                )
+                <p class={result.queued ? 'ok' : 'warn'}>
+                  {result.queued
+                    ? 'Redelivery queued: a worker sends it again now, under the same webhook-id.'
+                    : `Not redelivered: ${result.reason ?? 'skipped'}.`}
+                </p>
               ) : null}
             </div>
           </>
