@@ -262,10 +262,26 @@ export function redeliveryOutcome(answer: Redelivery): { queued: boolean; reason
 
 // --- Tokens -----------------------------------------------------------------------------------------------
 
+/** One client's tokens on one day, as the review (`immogate clients report`) counts them. */
+export interface TokenDay {
+  clientId: string;
+  name: string;
+  day: string;
+  tokens: number;
+  /** Audience and agency pairs tokens were issued for. */
+  targets: number;
+  /** Most tokens issued for one pair that day. */
+  maxPerTarget: number;
+  /** false: more than the threshold for one pair in a day. */
+  reusesTokens: boolean;
+  failedAuthentications: number;
+}
+
 export interface TokenUsage {
   clientId: string;
+  days: number;
   threshold: number;
-  days: { day: string; audience: string; intermediary: string; tokens: number; failedAuthentications: number; flagged: boolean }[];
+  rows: TokenDay[];
   verdict: string;
 }
 
@@ -278,6 +294,7 @@ export interface Client {
   scopes: string[];
   environments: string[];
   createdAt: string;
+  secretRotatedAt?: string | null;
   disabledAt: string | null;
 }
 
@@ -287,20 +304,13 @@ export interface ClientWithSecret {
 }
 
 export interface TokenReport {
+  days: number;
   threshold: number;
-  rows: {
-    clientId: string;
-    name: string;
-    day: string;
-    audience: string;
-    intermediary: string;
-    tokens: number;
-    failedAuthentications: number;
-    flagged: boolean;
-  }[];
+  rows: TokenDay[];
 }
 
 export interface Pipeline {
-  classifieds: { queued: number; oldestQueuedAt: string | null; failedToday: number };
+  /** Each work stream's queue: claimable now, waiting for a retry, held by a worker. */
+  streams: { name: string; ready: number; scheduled: number; locked: number }[];
   deliveries: { pending: number; oldestPendingAt: string | null; failed: number; deliveredToday: number };
 }

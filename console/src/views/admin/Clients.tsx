@@ -228,6 +228,12 @@ export function ClientsPage() {
                     </td>
                     <td>
                       <Time value={client.createdAt} />
+                      {client.secretRotatedAt ? (
+                        <span class="muted small">
+                          <br />
+                          secret rotated <Time value={client.secretRotatedAt} />
+                        </span>
+                      ) : null}
                     </td>
                     <td class="row-actions">
                       <button

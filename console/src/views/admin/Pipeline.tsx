@@ -1,6 +1,7 @@
-/* The pipeline at a glance: classifieds waiting to be processed and failed today, webhook deliveries pending, failed and delivered today. */
+/* The pipeline at a glance: webhook deliveries pending, failed and delivered today, and each work queue's backlog (the classifieds' processing among them). */
 import { LoadState } from '../../components/LoadState';
 import { Page } from '../../components/Page';
+import { TableRegion } from '../../components/Table';
 import { Time } from '../../components/Time';
 import { useGet } from '../../hooks/useGet';
 import type { Pipeline } from '../../types';
@@ -29,16 +30,6 @@ export function PipelinePage() {
       <LoadState loaded={loaded} what="the pipeline" />
       {pipeline ? (
         <div class="cards" aria-live="polite">
-          <section class="card" aria-labelledby="pipeline-classifieds">
-            <h2 id="pipeline-classifieds">Classifieds</h2>
-            <dl class="counts">
-              <Count label="Queued" value={pipeline.classifieds.queued} />
-              <Count label="Failed today" value={pipeline.classifieds.failedToday} bad />
-            </dl>
-            <p class="muted small">
-              Oldest queued: {pipeline.classifieds.oldestQueuedAt ? <Time value={pipeline.classifieds.oldestQueuedAt} /> : 'none'}
-            </p>
-          </section>
           <section class="card" aria-labelledby="pipeline-deliveries">
             <h2 id="pipeline-deliveries">Webhook deliveries</h2>
             <dl class="counts">
@@ -52,6 +43,41 @@ export function PipelinePage() {
             <p>
               <a href="/console/admin/deliveries">See the deliveries</a>
             </p>
+          </section>
+          <section class="card" aria-labelledby="pipeline-streams">
+            <h2 id="pipeline-streams">Work queues</h2>
+            <TableRegion label="Work queues">
+              <table>
+                <caption class="visually-hidden">Work queues</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Queue</th>
+                    <th scope="col" class="num">
+                      Ready
+                    </th>
+                    <th scope="col" class="num">
+                      Retrying
+                    </th>
+                    <th scope="col" class="num">
+                      Running
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {pipeline.streams.map((stream) => (
+                    <tr key={stream.name}>
+                      <th scope="row">
+                        <code>{stream.name}</code>
+                      </th>
+                      <td class="num">{stream.ready}</td>
+                      <td class="num">{stream.scheduled}</td>
+                      <td class="num">{stream.locked}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableRegion>
+            <p class="muted small">Ready: waiting for a worker; retrying: waiting after a failed run; running: held by a worker now.</p>
           </section>
         </div>
       ) : null}

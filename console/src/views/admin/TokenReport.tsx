@@ -1,10 +1,10 @@
-/* The token report of every client (what `immogate clients report` prints): tokens and failed authentications per day, audience and agency. */
+/* The token report of every client (what `immogate clients report` prints): tokens, how many for one API and agency at most, and failed authentications, per day. */
 import { useState } from 'preact/hooks';
 import { query } from '../../api';
 import { LoadState } from '../../components/LoadState';
 import { Page } from '../../components/Page';
 import { useLocalPages } from '../../components/Pager';
-import { TableRegion } from '../../components/Table';
+import { TokenDaysTable } from '../../components/TokenDays';
 import { fieldsOf } from '../../forms';
 import { useGet } from '../../hooks/useGet';
 import type { TokenReport } from '../../types';
@@ -12,7 +12,7 @@ import type { TokenReport } from '../../types';
 export function TokenReportPage() {
   const [options, setOptions] = useState({ days: '7', threshold: '5', flaggedOnly: false });
   const loaded = useGet<TokenReport>(`/admin/tokens/report${query({ days: options.days, threshold: options.threshold })}`);
-  const rows = (loaded.data?.rows ?? []).filter((row) => !options.flaggedOnly || row.flagged);
+  const rows = (loaded.data?.rows ?? []).filter((row) => !options.flaggedOnly || !row.reusesTokens);
   const pages = useLocalPages(rows);
   return (
     <Page title="Token report">
@@ -46,7 +46,7 @@ export function TokenReportPage() {
         </label>
         <button type="submit">Show</button>
         <p id="threshold-hint" class="hint">
-          More tokens than this in a day, for one audience and agency, flags the day: the client does not cache its tokens.
+          More tokens than this in a day for one API and agency flags the day: the client does not cache its tokens.
         </p>
       </form>
       <LoadState loaded={loaded} what="the report" />
@@ -54,45 +54,7 @@ export function TokenReportPage() {
         rows.length === 0 ? (
           <p>Nothing to report.</p>
         ) : (
-          <TableRegion label="Token report">
-            <table>
-              <caption>Tokens per client, day, audience and agency</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Client</th>
-                  <th scope="col">Day</th>
-                  <th scope="col">Audience</th>
-                  <th scope="col">Agency</th>
-                  <th scope="col" class="num">
-                    Tokens
-                  </th>
-                  <th scope="col" class="num">
-                    Failed authentications
-                  </th>
-                  <th scope="col">Flagged</th>
-                </tr>
-              </thead>
-              <tbody>
-                {pages.items.map((row) => (
-                  <tr key={`${row.clientId}|${row.day}|${row.audience}|${row.intermediary}`} class={row.flagged ? 'flagged' : undefined}>
-                    <th scope="row">
-                      {row.name}
-                      <br />
-                      <code class="muted small">{row.clientId}</code>
-                    </th>
-                    <td>{row.day}</td>
-                    <td class="wrap">
-                      <code>{row.audience}</code>
-                    </td>
-                    <td>{row.intermediary}</td>
-                    <td class="num">{row.tokens}</td>
-                    <td class="num">{row.failedAuthentications}</td>
-                    <td>{row.flagged ? <strong>flagged</strong> : 'no'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableRegion>
+          <TokenDaysTable rows={pages.items} caption="Tokens per client and day" withClient />
         )
       ) : null}
       {pages.pager('Pages of the token report')}
