@@ -95,11 +95,26 @@ function pointer(path: readonly (string | number)[]): string {
   return path.map((part) => `/${String(part).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 }
 
-/** What changed from revision `from` to revision `to` of the payload, member by member (a DELETE's payload is empty). */
+/** Orders paths as a reader scans a document: member names alphabetically, array items by index. */
+function byPath(a: readonly (string | number)[], b: readonly (string | number)[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const [x, y] = [a[i], b[i]];
+    if (x === y) continue;
+    if (typeof x === 'number' && typeof y === 'number') return x - y;
+    return String(x) < String(y) ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * What changed from revision `from` to revision `to` of the payload, member by member (a DELETE's
+ * payload is empty), in path order: the database keeps no member order of its own.
+ */
 export async function changesBetween(pool: pg.Pool, tenant: Tenant, id: string, from: number, to: number): Promise<Changes> {
   if (from === to) throw badRequest([{ name: 'to', reason: 'must name another revision than from.' }], 'requestParameter');
   const [before, after] = await revisions(pool, tenant, id, [from, to]);
-  const changes = diff(before?.payload ?? {}, after?.payload ?? {}).map((change) => {
+  const found = diff(before?.payload ?? {}, after?.payload ?? {}).sort((a, b) => byPath(a.path, b.path));
+  const changes = found.map((change) => {
     const path = pointer(change.path);
     if (change.type === 'CREATE') return { path, change: 'added' as const, after: change.value };
     if (change.type === 'REMOVE') return { path, change: 'removed' as const, before: change.oldValue };
