@@ -554,22 +554,25 @@ export async function readSubscription(
 /**
  * A test event: `status` (a status item) posted to the client's subscription as a status of
  * `classifiedId` would be, signed with its secret, marked as a test. Its delivery's id, or none
- * without a subscription.
+ * without a subscription. Run inside withTenant.
  */
-export async function sendTestStatus(pool: pg.Pool, tenant: Tenant, classifiedId: string, status: object): Promise<string | undefined> {
-  const [result] = await tenantTransaction(pool, tenant, [
-    {
-      text: `WITH test_recipients AS (
-               SELECT '${WEBHOOK_SOURCE}' AS source, w.environment, w.agency_id, w.subscription_id::text AS subscription_id,
-                      w.url || '/classifieds/' || $2 || '/statuses' AS url, $3::jsonb AS payload, w.secret,
-                      NULL::text AS secret_header, '{}'::jsonb AS headers
-                 FROM caas_webhook_subscriptions w WHERE w.client_id = $1),
-             ${deliveriesCte('test_delivery', 'test_recipients', 'test')}
-             SELECT id FROM test_delivery`,
-      values: [tenant.clientId, classifiedId, JSON.stringify(status)],
-    },
-  ]);
-  return result.rows[0]?.id;
+export async function sendTestStatus(
+  client: pg.ClientBase,
+  tenant: Tenant,
+  classifiedId: string,
+  status: object,
+): Promise<string | undefined> {
+  const { rows } = await client.query<{ id: string }>(
+    `WITH test_recipients AS (
+       SELECT '${WEBHOOK_SOURCE}' AS source, w.environment, w.agency_id, w.subscription_id::text AS subscription_id,
+              w.url || '/classifieds/' || $2 || '/statuses' AS url, $3::jsonb AS payload, w.secret,
+              NULL::text AS secret_header, '{}'::jsonb AS headers
+         FROM caas_webhook_subscriptions w WHERE w.client_id = $1),
+     ${deliveriesCte('test_delivery', 'test_recipients', 'test')}
+     SELECT id FROM test_delivery`,
+    [tenant.clientId, classifiedId, JSON.stringify(status)],
+  );
+  return rows[0]?.id;
 }
 
 // ---- webhook subscriptions ----

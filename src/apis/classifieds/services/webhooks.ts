@@ -92,9 +92,12 @@ export async function sendTestEvent(pool: pg.Pool, tenant: Tenant): Promise<Deli
     mediaStatuses: [{ url: 'https://example.com/living-room.jpg', status: 'CREATED' }],
     stage: 'accepted',
   };
-  const id = await repository.sendTestStatus(pool, tenant, classifiedId, status);
-  if (id === undefined) throw notFound('This client has no webhook subscription here: PUT /webhooks first');
-  const delivery = await withTenant(pool, tenant, (client) => deliveryDetail(client, id, { source: WEBHOOK_SOURCE }));
-  if (!delivery) throw new Error(`the test delivery ${id} is not readable in its own tenant`);
-  return delivery;
+  // Read back in the transaction that queues it: no worker can have started an attempt yet.
+  return withTenant(pool, tenant, async (client) => {
+    const id = await repository.sendTestStatus(client, tenant, classifiedId, status);
+    if (id === undefined) throw notFound('This client has no webhook subscription here: PUT /webhooks first');
+    const delivery = await deliveryDetail(client, id, { source: WEBHOOK_SOURCE });
+    if (!delivery) throw new Error(`the test delivery ${id} is not readable in its own transaction`);
+    return delivery;
+  });
 }
