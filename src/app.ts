@@ -22,6 +22,7 @@ import { continueTrace } from './platform/http/tracing.js';
 import { createValidators } from './platform/http/validation.js';
 import type { Logger } from './platform/log.js';
 import { instrumentHttp, type Metrics } from './platform/metrics.js';
+import { sampleRoutes } from './platform/samples/index.js';
 
 export interface AppDependencies {
   config: Config;
@@ -88,6 +89,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     reply.header('cache-control', 'public, max-age=300');
     return keys.jwks();
   });
+  sampleRoutes(app, config.publicUrl);
   await app.register(tokenEndpoint, { pool, keys, publicUrl: config.publicUrl, metrics, authFailureLimits: config.authFailureLimits });
 
   for (const module of deps.apis) {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { Command, CommanderError, Option } from 'commander';
-import { onDrainRequest, processLogger, reportReady, startCluster } from './cluster.js';
+import { isClusterChild, onDrainRequest, processLogger, reportReady, startCluster } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import {
   ClientInputError,
@@ -19,8 +19,8 @@ import {
   type Client,
 } from './platform/auth/clients.js';
 import { createPool, type Pool } from './platform/db/pool.js';
-import { createLogger } from './platform/log.js';
-import { openDatabase, prepareDatabase, sealedColumnsOf, startServices } from './runtime.js';
+import { loggerFor } from './platform/log.js';
+import { devModeMessage, openDatabase, prepareDatabase, sealedColumnsOf, startServices } from './runtime.js';
 import { rotateKey } from './platform/secrets/rotate.js';
 import { SecretsKeyError, keySourceOf } from './platform/secrets/sealer.js';
 import { API_MODULES } from './apis/index.js';
@@ -88,9 +88,9 @@ function clientHuman(client: Client): string {
   ]);
 }
 
-async function serve(roles: { server: boolean; worker: boolean }): Promise<void> {
-  const config = loadConfig();
-  const logger = processLogger(createLogger(config));
+async function serve(roles: { server: boolean; worker: boolean }, options: { dev: boolean }): Promise<void> {
+  const config = loadConfig(process.env, options);
+  const logger = processLogger(await loggerFor(config));
   // Signals are handled from the very start: one arriving while the embedded database starts
   // must still stop it once start-up is done, not kill this process and leave it running.
   const starting = startServices(config, logger, roles);
@@ -127,6 +127,8 @@ async function serve(roles: { server: boolean; worker: boolean }): Promise<void>
   // Ctrl-C that reached this process too still counts as the first one.
   onDrainRequest(() => drain({ requestedBy: 'primary' }));
   await starting;
+  // Once, and not from each process of `start --processes N --dev`: their primary says it.
+  if (config.dev && roles.server && !isClusterChild()) logger.info(devModeMessage(config));
   reportReady();
 }
 
@@ -156,6 +158,9 @@ function packageVersion(): string {
   return typeof version === 'string' ? version : 'unknown';
 }
 
+const DEV_OPTION =
+  'dev mode: sandbox webhooks and media may reach loopback and private addresses (production keeps the SSRF policy), logs for people';
+
 export function buildCli(): Command {
   const program = new Command('immogate')
     .description('Partner APIs of a real-estate portal: classifieds ingestion v4, listing import v1, lead API v1.')
@@ -175,17 +180,22 @@ export function buildCli(): Command {
         .default(1)
         .argParser(processCount),
     )
-    .action((options: { processes: number }) =>
-      options.processes > 1 ? startCluster(options.processes) : serve({ server: true, worker: true }),
+    .option('--dev', DEV_OPTION, false)
+    .action((options: { processes: number; dev: boolean }) =>
+      options.processes > 1
+        ? startCluster(options.processes, { dev: options.dev })
+        : serve({ server: true, worker: true }, { dev: options.dev }),
     );
   program
     .command('server')
     .description('run only the HTTP server')
-    .action(() => serve({ server: true, worker: false }));
+    .option('--dev', DEV_OPTION, false)
+    .action((options: { dev: boolean }) => serve({ server: true, worker: false }, options));
   program
     .command('worker')
     .description('run only the job worker')
-    .action(() => serve({ server: false, worker: true }));
+    .option('--dev', DEV_OPTION, false)
+    .action((options: { dev: boolean }) => serve({ server: false, worker: true }, options));
 
   program
     .command('migrate')

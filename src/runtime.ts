@@ -110,6 +110,11 @@ export function firstRunMessage(config: Config, demo: { clientId: string; secret
   ].join('\n');
 }
 
+/** The line dev mode adds once the server listens: where to look, and what the sandbox may reach. */
+export function devModeMessage(config: Config): string {
+  return `dev mode: the console is at ${config.publicUrl}/console and the API documents at ${config.publicUrl}/docs; sandbox webhooks and media may reach loopback and private addresses, production's may not`;
+}
+
 /** A failure to listen is nearly always a bad PORT or HOST: say which, as for any other bad setting. */
 export function listenError(error: unknown, config: Config): unknown {
   const code = codeOf(error);
