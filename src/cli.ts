@@ -28,6 +28,8 @@ import { deliverySourcesOf, type CliContext, type RedeliverOptions } from './pla
 import { parseScopes } from './platform/auth/scopes.js';
 import { redeliverWebhooks, type Redelivery, type RedeliveryTarget } from './platform/delivery/index.js';
 import { messageOf } from './platform/caught.js';
+import type { Environment } from './platform/catalogue.js';
+import { API_CHOICES, TokenError, apiNamed, mintToken, requestToken, type WantedToken } from './cliTokens.js';
 
 class CliError extends Error {}
 
@@ -57,7 +59,7 @@ function table(rows: string[][]): string {
 
 /** Runs a command against the database: the external one, the running embedded one, or an embedded one started for the command. */
 async function withDatabase<T>(config: Config, fn: (pool: Pool) => Promise<T>): Promise<T> {
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { existing: true });
   const pool = createPool(database.url, 2);
   try {
     const applied = await prepareDatabase(pool);
@@ -202,7 +204,8 @@ export function buildCli(): Command {
     .description('apply pending database migrations')
     .action(async () => {
       const config = loadConfig();
-      const database = await openDatabase(config);
+      // Only an existing embedded database: `start` creates and migrates a new one.
+      const database = await openDatabase(config, { existing: true });
       const pool = createPool(database.url, 2);
       try {
         progress(`migrating ${database.description}`);
@@ -318,6 +321,29 @@ export function buildCli(): Command {
             ]),
       );
     });
+  program
+    .command('token')
+    .description(
+      "print an access token: with --client and --secret asked of the running server's /oauth/token; without --secret minted through the database (DATA_DIR or DATABASE_URL) for --client, or for the only client that may get it",
+    )
+    .addOption(new Option('--api <api>', 'the API').choices(API_CHOICES).makeOptionMandatory())
+    .addOption(new Option('--env <environment>', 'the environment').choices(['sandbox', 'production']).default('sandbox'))
+    .requiredOption('--agency <id>', 'the intermediary (agency) the token acts for')
+    .option('--client <id>', 'the client')
+    .option('--secret <secret>', "the client's secret")
+    .option('--scope <scopes>', 'space-separated scopes (default: every scope the client holds for the API)')
+    .option('--url <url>', "the server's PUBLIC_URL (default: PUBLIC_URL, or http://HOST:PORT)")
+    .action(async (options: TokenOptions) => {
+      const config = loadConfig();
+      const wanted = wantedToken(options, config);
+      if (options.secret !== undefined && options.client === undefined) throw new CliError('--secret needs --client');
+      const answer =
+        options.client !== undefined && options.secret !== undefined
+          ? await requestToken(wanted, { clientId: options.client, secret: options.secret })
+          : (await withDatabase(config, (pool) => mintToken(pool, config, wanted, options.client))).answer;
+      print(json(), answer, () => answer.access_token);
+    });
+
   const cli: CliContext = {
     withDatabase: (fn) => withDatabase(loadConfig(), fn),
     print: (value, human) => print(json(), value, human),
@@ -368,6 +394,38 @@ export function buildCli(): Command {
   return program;
 }
 
+interface TokenOptions {
+  api: string;
+  env: Environment;
+  agency: string;
+  client?: string;
+  secret?: string;
+  scope?: string;
+  url?: string;
+}
+
+function serverUrl(url: string | undefined, config: Config): string {
+  if (url === undefined) return config.publicUrl;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CliError(`--url must be an absolute http(s) URL, got "${url}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new CliError(`--url must use http or https, got "${url}"`);
+  return parsed.toString().replace(/\/+$/, '');
+}
+
+function wantedToken(options: TokenOptions, config: Config): WantedToken {
+  return {
+    api: apiNamed(options.api),
+    environment: options.env,
+    agency: options.agency,
+    scope: options.scope,
+    url: serverUrl(options.url, config),
+  };
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The redeliver commands' --delivery or --since (with its filters), each well formed. */
@@ -414,7 +472,11 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     const known =
-      error instanceof CliError || error instanceof ConfigError || error instanceof ClientInputError || error instanceof SecretsKeyError;
+      error instanceof CliError ||
+      error instanceof ConfigError ||
+      error instanceof ClientInputError ||
+      error instanceof SecretsKeyError ||
+      error instanceof TokenError;
     process.stderr.write(`immogate: ${known ? messageOf(error) : `error: ${messageOf(error)}`}\n`);
     process.exitCode = 1;
   }
