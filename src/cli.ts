@@ -20,7 +20,7 @@ import {
 } from './platform/auth/clients.js';
 import { createPool, type Pool } from './platform/db/pool.js';
 import { loggerFor } from './platform/log.js';
-import { devModeMessage, openDatabase, prepareDatabase, sealedColumnsOf, startServices } from './runtime.js';
+import { DEMO_INTERMEDIARY, devModeMessage, openDatabase, prepareDatabase, sealedColumnsOf, startServices } from './runtime.js';
 import { rotateKey } from './platform/secrets/rotate.js';
 import { SecretsKeyError, keySourceOf } from './platform/secrets/sealer.js';
 import { API_MODULES } from './apis/index.js';
@@ -28,7 +28,8 @@ import { deliverySourcesOf, type CliContext, type RedeliverOptions } from './pla
 import { parseScopes } from './platform/auth/scopes.js';
 import { redeliverWebhooks, type Redelivery, type RedeliveryTarget } from './platform/delivery/index.js';
 import { messageOf } from './platform/caught.js';
-import type { Environment } from './platform/catalogue.js';
+import type { ApiDescriptor, Environment } from './platform/catalogue.js';
+import { runDemo } from './demo.js';
 import { API_CHOICES, TokenError, apiNamed, mintToken, requestToken, type WantedToken } from './cliTokens.js';
 
 class CliError extends Error {}
@@ -342,6 +343,44 @@ export function buildCli(): Command {
           ? await requestToken(wanted, { clientId: options.client, secret: options.secret })
           : (await withDatabase(config, (pool) => mintToken(pool, config, wanted, options.client))).answer;
       print(json(), answer, () => answer.access_token);
+    });
+
+  program
+    .command('demo')
+    .description(
+      "walk the three APIs of a running server in its sandbox with the files of examples/, printing each step, its request and its answer; tokens as immogate token gets them (--client and --secret, or minted through the server's database)",
+    )
+    .option('--url <url>', "the server's PUBLIC_URL (default: PUBLIC_URL, or http://HOST:PORT)")
+    .option('--agency <id>', 'the intermediary (agency) to act for', DEMO_INTERMEDIARY)
+    .option('--client <id>', 'the client')
+    .option('--secret <secret>', "the client's secret")
+    .action(async (options: { url?: string; agency: string; client?: string; secret?: string }) => {
+      const config = loadConfig();
+      const url = serverUrl(options.url, config);
+      if (options.secret !== undefined && options.client === undefined) throw new CliError('--secret needs --client');
+      await fetch(`${url}/ready`).then(
+        (response) => response.arrayBuffer(),
+        (error: unknown) => {
+          throw new CliError(`no immogate answers at ${url} (${messageOf(error)}): start one (immogate start --dev) or give its --url`);
+        },
+      );
+      const wanted = (api: ApiDescriptor): WantedToken => ({ api, environment: 'sandbox', agency: options.agency, url });
+      const walk = (token: (api: ApiDescriptor) => Promise<string>) =>
+        runDemo({
+          url,
+          agency: options.agency,
+          token,
+          write: (text) => process.stdout.write(text),
+          colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
+        });
+      const { client, secret } = options;
+      const failures =
+        client !== undefined && secret !== undefined
+          ? await walk(async (api) => (await requestToken(wanted(api), { clientId: client, secret })).access_token)
+          : await withDatabase(config, (pool) =>
+              walk(async (api) => (await mintToken(pool, config, wanted(api), client)).answer.access_token),
+            );
+      if (failures > 0) throw new CliError(`${failures} step(s) of the demo were not answered as expected`);
     });
 
   const cli: CliContext = {
