@@ -131,7 +131,7 @@ class Walk {
     const base = this.options.url + rootPath(api, 'sandbox');
     this.section(`${api.title} ${api.version}, sandbox (${rootPath(api, 'sandbox')})`);
     const token = await this.options.token(api);
-    this.note('token: audience ' + base);
+    this.note(`a token of the audience ${base}`);
     const created: { name: string; id: string }[] = [];
     for (const [file, what] of [
       ['classified-created.json', 'a classified with a picture, a floor plan and a video: ends CREATED'],
@@ -194,6 +194,7 @@ class Walk {
     const base = this.options.url + rootPath(api, 'sandbox');
     this.section(`${api.title} ${api.version}, sandbox (${rootPath(api, 'sandbox')})`);
     const token = await this.options.token(api);
+    this.note(`a token of the audience ${base}`);
     const mediaId = `img-${this.run}`;
     const upload = await this.step(
       'POST /medias: an upload URL for a picture',
@@ -227,6 +228,7 @@ class Walk {
     const base = this.options.url + rootPath(api, 'sandbox');
     this.section(`${api.title} ${api.version}, sandbox (${rootPath(api, 'sandbox')})`);
     const token = await this.options.token(api);
+    this.note(`a token of the audience ${base}`);
     const received: unknown[] = [];
     const receiver = await listen((body) => received.push(body));
     try {

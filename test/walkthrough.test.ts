@@ -148,11 +148,15 @@ class Shell {
     this.stderr = '';
     this.child.stdin.write(`${command}\n__rc=$?; echo "@@END $__rc"; echo "@@END" >&2\n`);
     const until = Date.now() + 60_000;
-    let end: RegExpExecArray | null = null;
-    while (!(end = /@@END (\d+)\n/.exec(this.stdout)) || !this.stderr.includes('@@END\n')) {
+    for (;;) {
+      const end = /@@END (\d+)\n/.exec(this.stdout);
+      if (end && this.stderr.includes('@@END\n')) return this.result(end);
       if (Date.now() > until) assert.fail(`no end of:\n${command}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
       await sleep(20);
     }
+  }
+
+  private result(end: RegExpExecArray): { output: string; status?: number; code: number; stderr: string } {
     const statuses = [...this.stderr.matchAll(/@@STATUS (\d{3})/g)].map((match) => Number(match[1]));
     const stderr = this.stderr.replace(/\n?@@STATUS \d{3}\n/g, '').replace('@@END\n', '');
     return {
