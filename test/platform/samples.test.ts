@@ -130,11 +130,15 @@ describe('the samples in process', () => {
     }
   });
 
-  it('a query or a normalised path reaches the same sample', () => {
+  it('a query or a normalised path reaches the same sample; a malformed one is the same 400', async () => {
     assert.equal(sampleResponse(`${server.base}/samples/tour.mp4?run=1`, server.base)?.status, 200);
     assert.equal(sampleResponse(`${server.base}/other/../samples/tour.mp4`, server.base)?.headers['content-type'], 'video/mp4');
     assert.equal(sampleResponse(`${server.base}/samples/%74our.mp4`, server.base)?.status, 200);
-    assert.equal(sampleResponse(`${server.base}/samples/%E0%A4%A`, server.base)?.status, 400);
+    const malformed = `${server.base}/samples/%E0%A4%A`;
+    const response = await fetch(malformed);
+    const { instance: _, ...problem } = await response.json();
+    assert.equal(response.status, 400);
+    assert.deepEqual(JSON.parse(sampleResponse(malformed, server.base)?.body.toString() ?? '{}'), problem);
   });
 
   it('under a PUBLIC_URL with a path, the samples are under that path', () => {

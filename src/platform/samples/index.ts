@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { OutboundResponse } from '../delivery/outbound.js';
-import { notFound } from '../http/problems.js';
+import { malformedPath } from '../http/errors.js';
+import { notFound, PROBLEM_CONTENT_TYPE, type Problem } from '../http/problems.js';
 
 const SAMPLES_DIR = fileURLToPath(new URL('../../../../samples/', import.meta.url));
 
@@ -90,6 +91,13 @@ function answerFor(name: string): Answer | undefined {
   return sample && { status: sample.status, contentType: sample.contentType, body: bodyOf(sample) };
 }
 
+/** A problem as the HTTP route answers it, less the request's traceparent (no request here). */
+function problemAnswer(problem: Problem): Answer {
+  const { instance: _, ...body } = problem.body('');
+  // With the charset Fastify adds to every JSON type it sends.
+  return { status: problem.status, contentType: `${PROBLEM_CONTENT_TYPE}; charset=utf-8`, body: Buffer.from(JSON.stringify(body)) };
+}
+
 /** The name of the sample `url` asks for, when it is one under PUBLIC_URL/samples/. */
 function sampleName(url: URL, publicUrl: string): string | undefined {
   const base = new URL(publicUrl);
@@ -120,18 +128,7 @@ export function sampleResponse(raw: string, publicUrl: string): OutboundResponse
   }
   const answer =
     (decoded === undefined ? undefined : answerFor(decoded)) ??
-    // As the HTTP route answers an unknown name (its problem, without the request's traceparent).
-    ({
-      status: decoded === undefined ? 400 : 404,
-      contentType: 'application/problem+json; charset=utf-8',
-      body: Buffer.from(
-        JSON.stringify(
-          decoded === undefined
-            ? { type: '/problems/bad-request', title: 'Bad request', status: 400, detail: 'malformed percent-encoding in the path' }
-            : { type: '/problems/not-found', title: 'Not found', status: 404, detail: NOT_FOUND },
-        ),
-      ),
-    } satisfies Answer);
+    problemAnswer(decoded === undefined ? malformedPath() : notFound(NOT_FOUND));
   return {
     status: answer.status,
     headers: { 'content-type': answer.contentType, 'content-length': String(answer.body.length) },
