@@ -116,6 +116,8 @@ export function firstRunMessage(config: Config, demo: { clientId: string; secret
     `  client_secret: ${demo.secret}`,
     'The secret is shown only now. Get a token with:',
     `  curl -s -X POST ${config.publicUrl}/oauth/token -H 'Content-Type: application/json' -d '${body}'`,
+    // Without the secret too: the command mints through this database.
+    `or, next to this server: immogate token --api caas --env sandbox --agency ${DEMO_INTERMEDIARY}`,
     '',
   ].join('\n');
 }
