@@ -23,6 +23,7 @@ import type { Logger } from './platform/log.js';
 import { instrumentHttp, type Metrics } from './platform/metrics.js';
 import { operatorRoutes } from './platform/operator.js';
 import { consoleApp } from './platform/console/index.js';
+import { sampleRoutes } from './platform/samples/index.js';
 
 export interface AppDependencies {
   config: Config;
@@ -89,6 +90,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     reply.header('cache-control', 'public, max-age=300');
     return keys.jwks();
   });
+  sampleRoutes(app, config.publicUrl);
   await app.register(tokenEndpoint, { pool, keys, publicUrl: config.publicUrl, metrics, authFailureLimits: config.authFailureLimits });
 
   for (const module of deps.apis) {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { Command, CommanderError, Option } from 'commander';
-import { onDrainRequest, processLogger, reportReady, startCluster } from './cluster.js';
+import { isClusterChild, onDrainRequest, processLogger, reportReady, startCluster } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import {
   ClientInputError,
@@ -21,8 +21,8 @@ import {
   type Client,
 } from './platform/auth/clients.js';
 import { createPool, type Pool } from './platform/db/pool.js';
-import { createLogger } from './platform/log.js';
-import { openDatabase, prepareDatabase, sealedColumnsOf, startServices } from './runtime.js';
+import { loggerFor } from './platform/log.js';
+import { DEMO_INTERMEDIARY, devModeMessage, openDatabase, prepareDatabase, sealedColumnsOf, startServices } from './runtime.js';
 import { rotateKey } from './platform/secrets/rotate.js';
 import { SecretsKeyError, keySourceOf } from './platform/secrets/sealer.js';
 import { API_MODULES } from './apis/index.js';
@@ -30,6 +30,9 @@ import { deliverySourcesOf, type CliContext, type RedeliverOptions } from './pla
 import { parseScopes } from './platform/auth/scopes.js';
 import { redeliverWebhooks, type Redelivery, type RedeliveryTarget } from './platform/delivery/index.js';
 import { messageOf } from './platform/caught.js';
+import type { ApiDescriptor, Environment } from './platform/catalogue.js';
+import { runDemo } from './demo.js';
+import { API_CHOICES, TokenError, apiNamed, mintToken, requestToken, type WantedToken } from './cliTokens.js';
 
 class CliError extends Error {}
 
@@ -59,7 +62,7 @@ function table(rows: string[][]): string {
 
 /** Runs a command against the database: the external one, the running embedded one, or an embedded one started for the command. */
 async function withDatabase<T>(config: Config, fn: (pool: Pool) => Promise<T>): Promise<T> {
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { existing: true });
   const pool = createPool(database.url, 2);
   try {
     const applied = await prepareDatabase(pool);
@@ -90,9 +93,9 @@ function clientHuman(client: Client): string {
   ]);
 }
 
-async function serve(roles: { server: boolean; worker: boolean }): Promise<void> {
-  const config = loadConfig();
-  const logger = processLogger(createLogger(config));
+async function serve(roles: { server: boolean; worker: boolean }, options: { dev: boolean }): Promise<void> {
+  const config = loadConfig(process.env, options);
+  const logger = processLogger(await loggerFor(config));
   // Signals are handled from the very start: one arriving while the embedded database starts
   // must still stop it once start-up is done, not kill this process and leave it running.
   const starting = startServices(config, logger, roles);
@@ -129,6 +132,8 @@ async function serve(roles: { server: boolean; worker: boolean }): Promise<void>
   // Ctrl-C that reached this process too still counts as the first one.
   onDrainRequest(() => drain({ requestedBy: 'primary' }));
   await starting;
+  // Once, and not from each process of `start --processes N --dev`: their primary says it.
+  if (config.dev && roles.server && !isClusterChild()) logger.info(devModeMessage(config));
   reportReady();
 }
 
@@ -158,6 +163,9 @@ function packageVersion(): string {
   return typeof version === 'string' ? version : 'unknown';
 }
 
+const DEV_OPTION =
+  'dev mode: sandbox webhooks and media may reach loopback and private addresses (production keeps the SSRF policy), logs for people';
+
 export function buildCli(): Command {
   const program = new Command('immogate')
     .description('Partner APIs of a real-estate portal: classifieds ingestion v4, listing import v1, lead API v1.')
@@ -177,24 +185,30 @@ export function buildCli(): Command {
         .default(1)
         .argParser(processCount),
     )
-    .action((options: { processes: number }) =>
-      options.processes > 1 ? startCluster(options.processes) : serve({ server: true, worker: true }),
+    .option('--dev', DEV_OPTION, false)
+    .action((options: { processes: number; dev: boolean }) =>
+      options.processes > 1
+        ? startCluster(options.processes, { dev: options.dev })
+        : serve({ server: true, worker: true }, { dev: options.dev }),
     );
   program
     .command('server')
     .description('run only the HTTP server')
-    .action(() => serve({ server: true, worker: false }));
+    .option('--dev', DEV_OPTION, false)
+    .action((options: { dev: boolean }) => serve({ server: true, worker: false }, options));
   program
     .command('worker')
     .description('run only the job worker')
-    .action(() => serve({ server: false, worker: true }));
+    .option('--dev', DEV_OPTION, false)
+    .action((options: { dev: boolean }) => serve({ server: false, worker: true }, options));
 
   program
     .command('migrate')
     .description('apply pending database migrations')
     .action(async () => {
       const config = loadConfig();
-      const database = await openDatabase(config);
+      // Only an existing embedded database: `start` creates and migrates a new one.
+      const database = await openDatabase(config, { existing: true });
       const pool = createPool(database.url, 2);
       try {
         progress(`migrating ${database.description}`);
@@ -314,6 +328,67 @@ export function buildCli(): Command {
             ]),
       );
     });
+  program
+    .command('token')
+    .description(
+      "print an access token: with --client and --secret asked of the running server's /oauth/token; without --secret minted through the database (DATA_DIR or DATABASE_URL) for --client, or for the only client that may get it",
+    )
+    .addOption(new Option('--api <api>', 'the API').choices(API_CHOICES).makeOptionMandatory())
+    .addOption(new Option('--env <environment>', 'the environment').choices(['sandbox', 'production']).default('sandbox'))
+    .requiredOption('--agency <id>', 'the intermediary (agency) the token acts for')
+    .option('--client <id>', 'the client')
+    .option('--secret <secret>', "the client's secret")
+    .option('--scope <scopes>', 'space-separated scopes (default: every scope the client holds for the API)')
+    .option('--url <url>', "the server's PUBLIC_URL (default: PUBLIC_URL, or http://HOST:PORT)")
+    .action(async (options: TokenOptions) => {
+      const config = loadConfig();
+      const wanted = wantedToken(options, config);
+      if (options.secret !== undefined && options.client === undefined) throw new CliError('--secret needs --client');
+      const answer =
+        options.client !== undefined && options.secret !== undefined
+          ? await requestToken(wanted, { clientId: options.client, secret: options.secret })
+          : (await withDatabase(config, (pool) => mintToken(pool, config, wanted, options.client))).answer;
+      print(json(), answer, () => answer.access_token);
+    });
+
+  program
+    .command('demo')
+    .description(
+      "walk the three APIs of a running server in its sandbox with the files of examples/, printing each step, its request and its answer; tokens as immogate token gets them (--client and --secret, or minted through the server's database)",
+    )
+    .option('--url <url>', "the server's PUBLIC_URL (default: PUBLIC_URL, or http://HOST:PORT)")
+    .option('--agency <id>', 'the intermediary (agency) to act for', DEMO_INTERMEDIARY)
+    .option('--client <id>', 'the client')
+    .option('--secret <secret>', "the client's secret")
+    .action(async (options: { url?: string; agency: string; client?: string; secret?: string }) => {
+      const config = loadConfig();
+      const url = serverUrl(options.url, config);
+      if (options.secret !== undefined && options.client === undefined) throw new CliError('--secret needs --client');
+      await fetch(`${url}/ready`).then(
+        (response) => response.arrayBuffer(),
+        (error: unknown) => {
+          throw new CliError(`no immogate answers at ${url} (${messageOf(error)}): start one (immogate start --dev) or give its --url`);
+        },
+      );
+      const wanted = (api: ApiDescriptor): WantedToken => ({ api, environment: 'sandbox', agency: options.agency, url });
+      const walk = (token: (api: ApiDescriptor) => Promise<string>) =>
+        runDemo({
+          url,
+          agency: options.agency,
+          token,
+          write: (text) => process.stdout.write(text),
+          colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
+        });
+      const { client, secret } = options;
+      const failures =
+        client !== undefined && secret !== undefined
+          ? await walk(async (api) => (await requestToken(wanted(api), { clientId: client, secret })).access_token)
+          : await withDatabase(config, (pool) =>
+              walk(async (api) => (await mintToken(pool, config, wanted(api), client)).answer.access_token),
+            );
+      if (failures > 0) throw new CliError(`${failures} step(s) of the demo were not answered as expected`);
+    });
+
   const cli: CliContext = {
     withDatabase: (fn) => withDatabase(loadConfig(), fn),
     print: (value, human) => print(json(), value, human),
@@ -364,6 +439,38 @@ export function buildCli(): Command {
   return program;
 }
 
+interface TokenOptions {
+  api: string;
+  env: Environment;
+  agency: string;
+  client?: string;
+  secret?: string;
+  scope?: string;
+  url?: string;
+}
+
+function serverUrl(url: string | undefined, config: Config): string {
+  if (url === undefined) return config.publicUrl;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CliError(`--url must be an absolute http(s) URL, got "${url}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new CliError(`--url must use http or https, got "${url}"`);
+  return parsed.toString().replace(/\/+$/, '');
+}
+
+function wantedToken(options: TokenOptions, config: Config): WantedToken {
+  return {
+    api: apiNamed(options.api),
+    environment: options.env,
+    agency: options.agency,
+    scope: options.scope,
+    url: serverUrl(options.url, config),
+  };
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The redeliver commands' --delivery or --since (with its filters), each well formed. */
@@ -410,7 +517,11 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     const known =
-      error instanceof CliError || error instanceof ConfigError || error instanceof ClientInputError || error instanceof SecretsKeyError;
+      error instanceof CliError ||
+      error instanceof ConfigError ||
+      error instanceof ClientInputError ||
+      error instanceof SecretsKeyError ||
+      error instanceof TokenError;
     process.stderr.write(`immogate: ${known ? messageOf(error) : `error: ${messageOf(error)}`}\n`);
     process.exitCode = 1;
   }

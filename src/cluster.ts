@@ -16,8 +16,8 @@ import cluster, { type Worker as ClusterChild } from 'node:cluster';
 import net from 'node:net';
 import { loadConfig, type Config } from './config.js';
 import { createPool } from './platform/db/pool.js';
-import { createLogger, type Logger } from './platform/log.js';
-import { ensureDemoClient, firstRunMessage, listenError, openDatabase, prepareDatabase, type Database } from './runtime.js';
+import { loggerFor, type Logger } from './platform/log.js';
+import { devModeMessage, ensureDemoClient, firstRunMessage, listenError, openDatabase, prepareDatabase, type Database } from './runtime.js';
 
 /** A child tells the primary its server listens and its worker runs. */
 const READY = 'immogate:ready';
@@ -35,6 +35,10 @@ const HEALTHY_MS = 60_000;
 /** In a child, log lines carry its pid: the children write to one terminal. */
 export function processLogger(logger: Logger): Logger {
   return cluster.isWorker ? logger.child({ pid: process.pid }) : logger;
+}
+
+export function isClusterChild(): boolean {
+  return cluster.isWorker;
 }
 
 /** In a child, runs `drain` when the primary asks it to stop. */
@@ -104,11 +108,12 @@ class Primary {
       throw error;
     }
     if (this.stopping) return this.finish();
-    cluster.setupPrimary({ exec: process.argv[1], args: ['start'] });
+    cluster.setupPrimary({ exec: process.argv[1], args: this.config.dev ? ['start', '--dev'] : ['start'] });
     cluster.on('exit', (child, code, signal) => this.exited(child, code, signal));
     this.forked = true;
     for (let slot = 0; slot < this.processes; slot += 1) this.fork(slot);
     this.logger.info({ processes: this.processes, database: this.database.description }, 'starting server and worker processes');
+    if (this.config.dev) this.logger.info(devModeMessage(this.config));
   }
 
   /** What `immogate start` does before it serves: migrate, and the demo client of a first start. */
@@ -227,9 +232,9 @@ class Primary {
 }
 
 /** Runs `immogate start` as `processes` children of this process (see the module comment). */
-export async function startCluster(processes: number): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger(config);
+export async function startCluster(processes: number, options: { dev: boolean }): Promise<void> {
+  const config = loadConfig(process.env, options);
+  const logger = await loggerFor(config);
   const primary = new Primary(config, logger, processes);
   // From the very start, as serve() does: a signal while the database starts stops it afterwards.
   process.on('SIGINT', () => primary.signal('SIGINT'));

@@ -27,8 +27,14 @@ export interface Config {
   readonly workerLeaseSeconds: number;
   /** Days finished webhook deliveries, and deleted classifieds with their statuses, are kept. */
   readonly deliveryRetentionDays: number;
-  /** Lets outbound calls (webhooks, media fetches) reach loopback and private ranges. */
+  /** Lets outbound calls (webhooks, media fetches) reach loopback and private ranges, in both environments. */
   readonly allowPrivateTargets: boolean;
+  /**
+   * `immogate start --dev`: the sandbox's webhooks and media may reach loopback and private
+   * addresses (a receiver on the developer's machine), production's stay under the policy; logs
+   * are written for people (pino-pretty).
+   */
+  readonly dev: boolean;
   /** Seconds to wait between delivery attempts. */
   readonly webhookRetrySchedule: readonly number[];
   readonly bodyLimitBytes: number;
@@ -216,7 +222,13 @@ function secretsKeys(env: Env): Pick<Config, 'secretsKey' | 'secretsKeyPrevious'
   return { secretsKey: current, secretsKeyPrevious: Object.freeze(previous) };
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/** What the command line decides rather than the environment. */
+export interface ConfigOptions {
+  /** `--dev` of start, server and worker. */
+  dev?: boolean;
+}
+
+export function loadConfig(env: Env = process.env, options: ConfigOptions = {}): Config {
   const host = hostName(env);
   // Not 0 (a random port): the token audiences are derived from the port clients use.
   const port = integer(env, 'PORT', 8080, 1, 65535);
@@ -238,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerLeaseSeconds: integer(env, 'WORKER_LEASE_SECONDS', 10, 2, 3600),
     deliveryRetentionDays: integer(env, 'DELIVERY_RETENTION_DAYS', 30, 1, 36500),
     allowPrivateTargets: boolean(env, 'ALLOW_PRIVATE_TARGETS', false),
+    dev: options.dev ?? false,
     webhookRetrySchedule: Object.freeze(retrySchedule(env)),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     httpHeadersTimeoutSeconds: integer(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', 10, 1, 3600),

@@ -11,7 +11,7 @@ import { createClient } from './platform/auth/clients.js';
 import { KeyStore } from './platform/auth/keys.js';
 import { sealerFor } from './platform/secrets/sealer.js';
 import { PLATFORM_SEALED_COLUMNS, sealStoredSecrets, type SealedColumn } from './platform/secrets/stored.js';
-import { openEmbedded } from './platform/db/embedded.js';
+import { embeddedClusterExists, openEmbedded } from './platform/db/embedded.js';
 import { migrate } from './platform/db/migrate.js';
 import { createPool, inTransaction, type Pool } from './platform/db/pool.js';
 import { deliveryStream } from './platform/delivery/index.js';
@@ -42,12 +42,22 @@ async function checkReachable(url: string, host: string): Promise<void> {
   }
 }
 
-/** The external database of DATABASE_URL, or the embedded one of DATA_DIR (joined if running). */
-export async function openDatabase(config: Config): Promise<Database> {
+/**
+ * The external database of DATABASE_URL, or the embedded one of DATA_DIR (joined if running).
+ * `existing`: a DATA_DIR that holds no database is an error rather than one to create; a command
+ * run from the wrong directory would otherwise work on an empty database of its own, silently.
+ */
+export async function openDatabase(config: Config, options: { existing?: boolean } = {}): Promise<Database> {
   if (config.databaseUrl) {
     const host = new URL(config.databaseUrl).host;
     await checkReachable(config.databaseUrl, host);
     return { url: config.databaseUrl, description: `PostgreSQL at ${host}`, close: async () => undefined };
+  }
+  if (options.existing && !embeddedClusterExists(config.dataDir)) {
+    throw new ConfigError(
+      'DATA_DIR',
+      `${config.dataDir} holds no immogate database: run this command with the DATA_DIR (or DATABASE_URL) of your server, or create one with immogate start`,
+    );
   }
   const embedded = await openEmbedded(config.dataDir);
   return {
@@ -106,8 +116,15 @@ export function firstRunMessage(config: Config, demo: { clientId: string; secret
     `  client_secret: ${demo.secret}`,
     'The secret is shown only now. Get a token with:',
     `  curl -s -X POST ${config.publicUrl}/oauth/token -H 'Content-Type: application/json' -d '${body}'`,
+    // Without the secret too: the command mints through this database.
+    `or, next to this server: immogate token --api caas --env sandbox --agency ${DEMO_INTERMEDIARY}`,
     '',
   ].join('\n');
+}
+
+/** The line dev mode adds once the server listens: where to look, and what the sandbox may reach. */
+export function devModeMessage(config: Config): string {
+  return `dev mode: the console is at ${config.publicUrl}/console and the API documents at ${config.publicUrl}/docs; sandbox webhooks and media may reach loopback and private addresses, production's may not`;
 }
 
 /** A failure to listen is nearly always a bad PORT or HOST: say which, as for any other bad setting. */

@@ -22,7 +22,7 @@ import {
   REPO_ROOT,
   useServer,
 } from './helpers.js';
-import { runCli, type CliResult } from './processes.js';
+import { runCli, temporaryDataDir, type CliResult } from './processes.js';
 
 const STACK_TRACE = /^\s+at /m;
 
@@ -522,6 +522,174 @@ describe('immogate errors', () => {
       assert.deepEqual(result, { code: 1, stdout: '', stderr: `immogate: PORT: port ${port} is already in use on 127.0.0.1\n` });
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+});
+
+describe('immogate token', () => {
+  let first: TestClient;
+  const JWT = /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/;
+
+  before(async () => {
+    first = await makeClient(server.pool, ['agency-t'], ['caas:*', 'leads:read'], ['sandbox']);
+  });
+
+  async function call(root: string, token: string) {
+    return (await http('GET', `${server.base}${root}`, { headers: { authorization: `Bearer ${token}` } })).status;
+  }
+
+  it('with --client and --secret asks /oauth/token and prints only the token', async () => {
+    const result = await cli([
+      'token',
+      '--api',
+      'caas',
+      '--env',
+      'sandbox',
+      '--agency',
+      'agency-t',
+      '--client',
+      first.clientId,
+      '--secret',
+      first.secret,
+      '--url',
+      server.base,
+    ]);
+    assert.equal(result.stderr, '');
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /^eyJ\S+\n$/);
+    const token = result.stdout.trim();
+    assert.match(token, JWT);
+    assert.equal(await call('/sandbox/caas/v4/classifieds', token), 200);
+    assert.equal(await call('/sandbox/seeker-leads/v1/leads?minDate=0&maxDate=1', token), 401);
+  });
+
+  it('--json prints the whole answer; --scope narrows it; --env defaults to sandbox', async () => {
+    const result = await cli([
+      'token',
+      '--api',
+      'leads',
+      '--agency',
+      'agency-t',
+      '--client',
+      first.clientId,
+      '--secret',
+      first.secret,
+      '--scope',
+      'leads:read',
+      '--url',
+      server.base,
+      '--json',
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    const answer = JSON.parse(result.stdout);
+    assert.match(answer.access_token, JWT);
+    assert.deepEqual(answer, { access_token: answer.access_token, expires_in: 86400, token_type: 'Bearer', scope: 'leads:read' });
+    assert.equal(await call('/sandbox/seeker-leads/v1/leads?minDate=0&maxDate=1', answer.access_token), 200);
+  });
+
+  it('without --secret mints through the database for the only client that may get it, recording the issuance', async () => {
+    const count = async () =>
+      (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM token_issuance WHERE client_id = $1', [first.clientId]))
+        .rows[0]?.n;
+    const before = await count();
+    for (const args of [[], ['--client', first.clientId]]) {
+      const result = await cli(['token', '--api', 'caas', '--agency', 'agency-t', '--url', server.base, ...args]);
+      assert.equal(result.stderr, '');
+      assert.equal(result.code, 0);
+      assert.equal(await call('/sandbox/caas/v4/classifieds', result.stdout.trim()), 200);
+    }
+    assert.equal(await count(), (before ?? 0) + 2);
+  });
+
+  it('errors: exit 1, the reason on stderr, nothing on stdout', async () => {
+    const port = await freePort();
+    const cases: [string[], string][] = [
+      [
+        ['--client', first.clientId, '--secret', 'wrong'],
+        `the token endpoint of ${server.base} answered 401 invalid_client: client authentication failed`,
+      ],
+      [['--secret', first.secret], '--secret needs --client'],
+      [
+        ['--client', first.clientId, '--env', 'production'],
+        `${first.clientId}: this client may get tokens for the sandbox environment only, not production`,
+      ],
+      [['--client', 'ig_nope'], 'no active client ig_nope'],
+      [['--agency', 'nobody'], 'no active client may get caas tokens for nobody in sandbox; create one with immogate clients create'],
+      [
+        ['--client', first.clientId, '--scope', 'caas:*', '--api', 'leads'],
+        `${first.clientId}: scope "caas:*" is not a scope of ${server.base}/sandbox/seeker-leads/v1`,
+      ],
+      [['--url', 'ftp://x'], '--url must use http or https, got "ftp://x"'],
+    ];
+    for (const [args, message] of cases) {
+      const base = ['token', '--api', 'caas', '--agency', 'agency-t', '--url', server.base];
+      assert.deepEqual(await cli([...base, ...args]), { code: 1, stdout: '', stderr: `immogate: ${message}\n` }, args.join(' '));
+    }
+    const down = `http://127.0.0.1:${port}`;
+    assert.deepEqual(
+      await cli(['token', '--api', 'caas', '--agency', 'agency-t', '--client', first.clientId, '--secret', first.secret, '--url', down]),
+      {
+        code: 1,
+        stdout: '',
+        stderr: `immogate: no immogate answers at ${down}: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+      },
+    );
+    const second = await makeClient(server.pool, ['agency-t'], ['caas:classifieds:read'], ['sandbox']);
+    assert.deepEqual(await cli(['token', '--api', 'caas', '--agency', 'agency-t', '--url', server.base]), {
+      code: 1,
+      stdout: '',
+      stderr: `immogate: 2 clients may get caas tokens for agency-t in sandbox (${first.clientId}, ${second.clientId}): choose one with --client\n`,
+    });
+  });
+
+  it('usage errors: exit 2', async () => {
+    for (const [args, message] of [
+      [
+        ['token', '--api', 'nope', '--agency', 'a'],
+        "error: option '--api <api>' argument 'nope' is invalid. Allowed choices are caas, listings, leads.",
+      ],
+      [['token', '--agency', 'a'], "error: required option '--api <api>' not specified"],
+      [['token', '--api', 'caas'], "error: required option '--agency <id>' not specified"],
+      [
+        ['token', '--api', 'caas', '--agency', 'a', '--env', 'staging'],
+        "error: option '--env <environment>' argument 'staging' is invalid. Allowed choices are sandbox, production.",
+      ],
+    ] as const) {
+      const result = await cli([...args]);
+      assert.equal(result.code, 2);
+      assert.equal(result.stdout, '');
+      assert.ok(result.stderr.startsWith(`${message}\n`), result.stderr);
+    }
+  });
+});
+
+describe('a DATA_DIR that holds no database', () => {
+  it('every command but start, server and worker says so, exits 1 and creates nothing', async () => {
+    const dir = temporaryDataDir('immogate-nodb-');
+    try {
+      for (const args of [
+        ['clients', 'list'],
+        ['clients', 'create', '--name', 'x', '--intermediary', 'a'],
+        ['migrate'],
+        ['token', '--api', 'caas', '--agency', 'a'],
+        ['demo', '--url', server.base],
+        ['leads', 'erase', '--email', 'a@example.org'],
+        ['deliveries', 'redeliver', '--since', '2026-01-01T00:00:00Z'],
+        ['secrets', 'rotate-key'],
+      ]) {
+        assert.deepEqual(
+          await runCli(args, { DATABASE_URL: undefined, DATA_DIR: dir }),
+          {
+            code: 1,
+            stdout: '',
+            stderr: `immogate: DATA_DIR: ${dir} holds no immogate database: run this command with the DATA_DIR (or DATABASE_URL) of your server, or create one with immogate start\n`,
+          },
+          args.join(' '),
+        );
+      }
+      assert.deepEqual(fs.readdirSync(dir), []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import pg from 'pg';
 import type { ApiModule } from '../src/platform/module.js';
-import { loadConfig, type Config } from '../src/config.js';
+import { loadConfig, type Config, type ConfigOptions } from '../src/config.js';
 import { createClient } from '../src/platform/auth/clients.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';
 import { Sealer, parseKey } from '../src/platform/secrets/sealer.js';
@@ -95,18 +95,21 @@ export interface TestServer {
 /** immogate (server and worker) on a free loopback port, on `database`. */
 export async function startTestServer(
   database: TestDatabase,
-  options: { env?: Record<string, string>; apis?: readonly ApiModule[]; worker?: boolean } = {},
+  options: { env?: Record<string, string>; config?: ConfigOptions; apis?: readonly ApiModule[]; worker?: boolean } = {},
 ): Promise<TestServer> {
   const port = await freePort();
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATABASE_URL: database.url,
-    LOG_LEVEL: 'silent',
-    DATA_DIR: '/nonexistent',
-    SECRETS_KEY: TEST_SECRETS_KEY,
-    ...options.env,
-  });
+  const config = loadConfig(
+    {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'silent',
+      DATA_DIR: '/nonexistent',
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      ...options.env,
+    },
+    options.config,
+  );
   const services = await startServices(
     config,
     createLogger(config),
@@ -350,6 +353,8 @@ export interface ServerFixture {
 export interface ServerFixtureOptions {
   /** Environment of the server, over the tests' defaults. */
   env?: Record<string, string>;
+  /** What the command line would set (dev mode). */
+  config?: ConfigOptions;
   worker?: boolean;
   apis?: readonly ApiModule[];
   /** The client made for the file: its intermediaries and scopes. */
@@ -385,7 +390,12 @@ class Fixture implements ServerFixture {
 
   private async start(options: ServerFixtureOptions): Promise<void> {
     const database = await createTestDatabase();
-    const server = await startTestServer(database, { env: options.env, worker: options.worker, apis: options.apis });
+    const server = await startTestServer(database, {
+      env: options.env,
+      config: options.config,
+      worker: options.worker,
+      apis: options.apis,
+    });
     const client = options.client && (await makeClient(server.pool, options.client.intermediaries, options.client.scopes));
     this.started = { database, server, client };
   }

@@ -11,6 +11,7 @@
  * third of a POST's WAL, measured).
  */
 import type pg from 'pg';
+import type { Environment } from '../../platform/catalogue.js';
 import type { Statement } from '../../platform/db/pool.js';
 import { onlyRow } from '../../platform/db/pool.js';
 import { tenantTransaction, type Tenant } from '../../platform/db/tenant.js';
@@ -647,7 +648,7 @@ export async function existingSubscriptions(client: pg.ClientBase, subscriptionI
 /** A revision acknowledged and not processed yet; a DELETE has no payload, a POST or PUT has its own. */
 export type PendingRevision = {
   revision: number;
-  environment: string;
+  environment: Environment;
   agency_id: string;
   /** As PostgreSQL wrote it (microseconds): it goes back into the statuses' creationDate. */
   received_at: string;

@@ -198,6 +198,34 @@ function checkScope(params: Record<string, string>, held: string[], audience: Au
   return requested.join(' ');
 }
 
+export interface TokenAnswer {
+  access_token: string;
+  expires_in: number;
+  token_type: 'Bearer';
+  scope: string;
+}
+
+/**
+ * Steps 4b to 6 and the token, for a client already authenticated (by its secret here, or as the
+ * operator's CLI trusts it): the environment, the intermediary of `params.intermediary_id` and the
+ * scopes of `params.scope` checked, the token issued and its issuance recorded.
+ */
+export async function grantToken(
+  pool: pg.Pool,
+  keys: KeyStore,
+  issuer: string,
+  client: Client,
+  audience: Audience,
+  params: Record<string, string>,
+): Promise<TokenAnswer> {
+  checkEnvironment(client, audience.environment);
+  const intermediaryId = checkIntermediary(client, required(params, 'intermediary_id'));
+  const scope = checkScope(params, client.scopes, audience);
+  const { token, jti } = await issueToken(keys, { issuer, clientId: client.clientId, audience: audience.url, intermediaryId, scope });
+  await recordIssuance(pool, { jti, clientId: client.clientId, audience: audience.url, intermediaryId, scope });
+  return { access_token: token, expires_in: TOKEN_LIFETIME_SECONDS, token_type: 'Bearer', scope };
+}
+
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply
@@ -243,21 +271,8 @@ export async function tokenEndpoint(app: FastifyInstance, options: TokenEndpoint
     const client = await authenticateClient(options.pool, context, request.ip, options.authFailureLimits);
     checkGrant(context.params);
     const audience = checkAudience(context.params, known);
-    checkEnvironment(client, audience.environment);
-    const intermediaryId = checkIntermediary(client, required(context.params, 'intermediary_id'));
-    const scope = checkScope(context.params, client.scopes, audience);
-    const { token, jti } = await issueToken(options.keys, {
-      issuer: options.publicUrl,
-      clientId: client.clientId,
-      audience: audience.url,
-      intermediaryId,
-      scope,
-    });
-    await recordIssuance(options.pool, { jti, clientId: client.clientId, audience: audience.url, intermediaryId, scope });
+    const answer = await grantToken(options.pool, options.keys, options.publicUrl, client, audience, context.params);
     options.metrics.tokensIssued.inc({ api: audience.api.id, environment: audience.environment });
-    return reply
-      .header('cache-control', 'no-store')
-      .header('pragma', 'no-cache')
-      .send({ access_token: token, expires_in: TOKEN_LIFETIME_SECONDS, token_type: 'Bearer', scope });
+    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer);
   });
 }

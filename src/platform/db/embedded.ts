@@ -397,6 +397,11 @@ async function startServer(paths: Paths): Promise<{ pid: number; url: string }> 
   return { pid, url };
 }
 
+/** Whether `dataDir` holds an embedded cluster (initialised by a first start). */
+export function embeddedClusterExists(dataDir: string): boolean {
+  return fs.existsSync(path.join(pathsFor(dataDir).cluster, 'PG_VERSION'));
+}
+
 /** Joins the running embedded server of `dataDir`, or initialises and starts one. */
 export async function openEmbedded(dataDir: string, options: { startIfStopped?: boolean } = {}): Promise<EmbeddedDatabase> {
   const paths = pathsFor(dataDir);

@@ -23,7 +23,7 @@ import { Batcher, eachAlone } from '../db/batcher.js';
 import { inTransaction, onlyRow } from '../db/pool.js';
 import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../work/stream.js';
 import { WEBHOOKS_STREAM } from './deliveries.js';
-import { OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
+import { addressPolicy, OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
 import { parseRetryAfter, retryDelaySeconds } from './retry.js';
 import { signatureHeaders } from './signing.js';
 import { getOrMake } from '../memo.js';
@@ -332,7 +332,7 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
     key: (delivery) => delivery.id,
     async run(delivery, context) {
       const outbound = sharedOutbound(context.config, {
-        allowPrivateTargets: context.config.allowPrivateTargets,
+        ...addressPolicy(context.config, delivery.environment),
         userAgent: WEBHOOK_USER_AGENT,
         ...options.timeouts,
       });

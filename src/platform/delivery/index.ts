@@ -2,6 +2,7 @@
  * Outbound HTTP and webhook delivery: what API modules import.
  */
 export {
+  addressPolicy,
   checkTargetUrl,
   createOutbound,
   OutboundError,

@@ -7,6 +7,8 @@ import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import type { Readable } from 'node:stream';
 import { Agent, request as undiciRequest } from 'undici';
+import type { Config } from '../../config.js';
+import type { Environment } from '../catalogue.js';
 import { forbiddenReason, parseIp } from './addresses.js';
 import { getOrMake } from '../memo.js';
 import { messageOf, codeOf } from '../caught.js';
@@ -92,6 +94,18 @@ export interface Outbound {
   request(request: OutboundRequest): Promise<OutboundResponse>;
   /** Closes kept-alive connections once in-flight calls end. */
   close(): Promise<void>;
+}
+
+/**
+ * The address policy of the calls made for one environment: ALLOW_PRIVATE_TARGETS opens both;
+ * dev mode (`immogate start --dev`) opens the sandbox only, so a receiver on the developer's own
+ * machine gets the sandbox's webhooks and media while production's keep the SSRF policy.
+ */
+export function addressPolicy(
+  config: Pick<Config, 'allowPrivateTargets' | 'dev'>,
+  environment: Environment,
+): { allowPrivateTargets: boolean } {
+  return { allowPrivateTargets: config.allowPrivateTargets || (config.dev && environment === 'sandbox') };
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

@@ -28,6 +28,15 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
     .send(JSON.stringify(problem.body(reply.request.id)));
 }
 
+/** A request path that is no percent-encoded UTF-8. */
+export function malformedPath(): Problem {
+  return badRequest(
+    [{ name: 'path', reason: 'must be percent-encoded UTF-8.' }],
+    'requestParameter',
+    'The request path is not a valid URL',
+  );
+}
+
 /** Maps anything thrown while handling a request onto one problem; nothing internal leaks on 5xx. */
 export function toProblem(error: FastifyError | Problem | Error, request: FastifyRequest, bodyLimit: number): Problem {
   if (error instanceof Problem) return error;
@@ -44,11 +53,7 @@ export function toProblem(error: FastifyError | Problem | Error, request: Fastif
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badRequest([{ name: 'Content-Length', reason: 'does not match the length of the body.' }], 'header');
     case 'FST_ERR_BAD_URL':
-      return badRequest(
-        [{ name: 'path', reason: 'must be percent-encoded UTF-8.' }],
-        'requestParameter',
-        'The request path is not a valid URL',
-      );
+      return malformedPath();
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new Problem(414, 'URI too long', 'A segment of the request path is longer than any identifier of these APIs');
     default:

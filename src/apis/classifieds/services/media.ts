@@ -3,9 +3,12 @@
  * size, addresses checked against SSRF by the outbound client) and the outcomes are kept on
  * their classified_media rows with the revision's outcome: a later revision that keeps a URL
  * reuses its outcome, and processing that runs again after a crash fetches again only what the
- * crashed run had not recorded.
+ * crashed run had not recorded. A URL of immogate's own samples (PUBLIC_URL/samples/) is answered
+ * by the platform in process, as its HTTP route would answer it.
  */
-import { OutboundError, sharedOutbound, type Outbound } from '../../../platform/delivery/index.js';
+import type { Environment } from '../../../platform/catalogue.js';
+import { OutboundError, addressPolicy, sharedOutbound, type Outbound } from '../../../platform/delivery/index.js';
+import { sampleResponse } from '../../../platform/samples/index.js';
 import type { WorkContext } from '../../../platform/work/stream.js';
 import type { MediaStatusItem } from '../model/statuses.js';
 import type { KnownMedia, MediaOutcome } from '../repository.js';
@@ -30,11 +33,13 @@ const ACCEPTED_TYPES: Record<string, (contentType: string) => boolean> = {
 
 type Outcome = Omit<MediaOutcome, 'url'>;
 
-async function download(outbound: Outbound, item: MediaItem, signal: AbortSignal): Promise<Outcome> {
+async function download(outbound: Outbound, item: MediaItem, publicUrl: string, signal: AbortSignal): Promise<Outcome> {
   let response: Awaited<ReturnType<Outbound['request']>>;
   try {
     // Only what came matters (its type and size): the bytes are counted, not kept.
-    response = await outbound.request({ method: 'GET', url: item.url, maxBytes: MEDIA_MAX_BYTES, keepBody: false, signal });
+    response =
+      sampleResponse(item.url, publicUrl) ??
+      (await outbound.request({ method: 'GET', url: item.url, maxBytes: MEDIA_MAX_BYTES, keepBody: false, signal }));
   } catch (error) {
     if (signal.aborted) throw error;
     const message = error instanceof OutboundError ? error.message : 'the download failed';
@@ -70,13 +75,13 @@ export function planMedia(media: readonly MediaItem[], known: readonly KnownMedi
   return { wanted, toFetch: wanted.filter((item) => byUrl.get(item.url)?.fetch_status === null) };
 }
 
-/** Downloads the media, a few at once; each outcome in the order of `items`. */
-export async function fetchMedia(items: readonly MediaItem[], context: WorkContext): Promise<MediaOutcome[]> {
-  const outbound = sharedOutbound(context.config, {
-    allowPrivateTargets: context.config.allowPrivateTargets,
-    userAgent: 'immogate-media/1.0',
-  });
-  return inParallel(items, DOWNLOADS_AT_ONCE, async (item) => ({ url: item.url, ...(await download(outbound, item, context.signal)) }));
+/** Downloads the media of a classified of `environment`, a few at once; each outcome in the order of `items`. */
+export async function fetchMedia(items: readonly MediaItem[], environment: Environment, context: WorkContext): Promise<MediaOutcome[]> {
+  const outbound = sharedOutbound(context.config, { ...addressPolicy(context.config, environment), userAgent: 'immogate-media/1.0' });
+  return inParallel(items, DOWNLOADS_AT_ONCE, async (item) => ({
+    url: item.url,
+    ...(await download(outbound, item, context.config.publicUrl, context.signal)),
+  }));
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Config } from '../../../config.js';
 import { withTenant, type Tenant } from '../../../platform/db/tenant.js';
 import {
   OutboundError,
+  addressPolicy,
   cancelDeliveries,
   checkTargetUrl,
   deliveryDetail,
@@ -21,10 +22,10 @@ import { WEBHOOK_SECRET } from '../../../platform/secrets/stored.js';
 import { WEBHOOK_SOURCE, type Subscription } from '../model/webhooks.js';
 import * as repository from '../repository.js';
 
-/** The target URL must be one deliveries may go to (the outbound policy: no private address unless allowed). */
-function checkUrl(url: string, config: Config): void {
+/** The target URL must be one deliveries may go to (the outbound policy of the environment: no private address unless allowed). */
+function checkUrl(url: string, config: Config, tenant: Tenant): void {
   try {
-    checkTargetUrl(url, config);
+    checkTargetUrl(url, addressPolicy(config, tenant.environment));
   } catch (error) {
     if (error instanceof OutboundError) throw badRequest([{ name: '/url', reason: `${error.message}.` }], 'body');
     throw error;
@@ -32,7 +33,7 @@ function checkUrl(url: string, config: Config): void {
 }
 
 export async function subscribe(pool: pg.Pool, sealer: Sealer, config: Config, tenant: Tenant, subscription: Subscription): Promise<void> {
-  checkUrl(subscription.url, config);
+  checkUrl(subscription.url, config, tenant);
   const url = subscription.url.replace(/\/+$/, '');
   await withTenant(pool, tenant, async (client) => {
     const row = await repository.upsertSubscription(client, tenant, {

@@ -3,7 +3,8 @@
  * /webhook/subscriptions/{id}/audit, and POST /webhook/subscriptions/{id}/test-events (an extension).
  */
 import { tenantOf } from '../../../platform/auth/guard.js';
-import { checkTargetUrl, Delivery, OutboundError } from '../../../platform/delivery/index.js';
+import type { Environment } from '../../../platform/catalogue.js';
+import { addressPolicy, checkTargetUrl, Delivery, OutboundError } from '../../../platform/delivery/index.js';
 import { badRequest } from '../../../platform/http/problems.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import { sealerFor } from '../../../platform/secrets/sealer.js';
@@ -31,10 +32,10 @@ import {
 // The spec's limit for POST /webhook/subscriptions (as for GET /leads): 10 per 200 ms per caller.
 const RATE_LIMIT = { max: 10, timeWindow: 200 };
 
-/** The one URL check the schema cannot make: scheme, credentials, private addresses (ALLOW_PRIVATE_TARGETS). */
-function checkUrl(url: string, policy: ApiDependencies['config']): void {
+/** The one URL check the schema cannot make: scheme, credentials, private addresses (the environment's address policy). */
+function checkUrl(url: string, config: ApiDependencies['config'], environment: Environment): void {
   try {
-    checkTargetUrl(url, policy);
+    checkTargetUrl(url, addressPolicy(config, environment));
   } catch (error) {
     if (error instanceof OutboundError) throw badRequest([{ name: '/url', reason: `${error.message}.` }], 'body');
     throw error;
@@ -50,8 +51,9 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
       schema: { operationId: 'createWebhookSubscription', body: CreateSubscriptionRequest, response: { 201: Subscription } },
     },
     async (request, reply) => {
-      checkUrl(request.body.url, config);
-      return reply.code(201).send(await createSubscription(pool, sealer, tenantOf(request), request.body));
+      const tenant = tenantOf(request);
+      checkUrl(request.body.url, config, tenant.environment);
+      return reply.code(201).send(await createSubscription(pool, sealer, tenant, request.body));
     },
   );
 
