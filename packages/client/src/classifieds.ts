@@ -95,7 +95,7 @@ function terminalOf(classifiedId: string, statuses: ClassifiedStatus[]): Termina
   const whole =
     received === undefined ||
     received.subStatus === 'RECEIVED_DELETE' ||
-    outcomes.some((status) => status.portals.length === 0 || status.status.startsWith('DELET') || status.status === 'RECEIVING_FAILED') ||
+    outcomes.some((status) => status.portals.length === 0 || status.status === 'RECEIVING_FAILED') ||
     received.portals.every((portal) => covered.has(portal));
   if (!whole) return undefined;
   return {

@@ -100,11 +100,13 @@ export class TokenError extends ImmogateError {
   readonly errorDescription: string | undefined;
   readonly audience: string;
 
-  constructor(status: number, body: unknown, audience: string) {
+  /** `status` 0 and `error` "unreachable": no answer came from the token endpoint (`cause` says why). */
+  constructor(status: number, body: unknown, audience: string, cause?: unknown) {
     const answer = isRecord(body) ? body : {};
     const error = stringMember(answer, 'error') ?? `http_${status}`;
     const description = stringMember(answer, 'error_description');
-    super(`token request for ${audience} refused: ${status} ${error}${description === undefined ? '' : `: ${description}`}`);
+    const what = status === 0 ? 'failed' : `refused: ${status}`;
+    super(`token request for ${audience} ${what} ${error}${description === undefined ? '' : `: ${description}`}`, { cause });
     this.status = status;
     this.error = error;
     this.errorDescription = description;

@@ -57,6 +57,7 @@ export {
 export type { ApiEndpoint, ApiName, ClientOptions, Environment } from './options.js';
 export { type Page, Paged } from './paging.js';
 export type { RetryInfo, RetryOptions } from './retry.js';
+export type { Fetch } from './tokens.js';
 export { CLIENT_VERSION } from './version.js';
 export { verifyWebhook, type VerifyOptions, type WebhookEvent, type WebhookHeaders } from './webhooks.js';
 /** The generated types of each API's OpenAPI document (paths, components, operations). */

@@ -80,15 +80,20 @@ export class TokenCache {
     // The lifetime counts from before the request, so the token is renewed early rather than late.
     const sentAt = Date.now();
     // A token request changes nothing but the issuance count: a 5xx or a lost connection is retried like an idempotent call.
-    const response = await this.settings.retry.run({ method: 'POST', url: tokenUrl, idempotent: true }, () =>
-      this.settings.fetch(
-        new Request(tokenUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': userAgent },
-          body: form.toString(),
-        }),
-      ),
-    );
+    const response = await this.settings.retry
+      .run({ method: 'POST', url: tokenUrl, idempotent: true }, () =>
+        this.settings.fetch(
+          new Request(tokenUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': userAgent },
+            body: form.toString(),
+          }),
+        ),
+      )
+      .catch((error: unknown) => {
+        // Unreachable after its own retries: a TokenError, so the API call that wanted the token does not retry it all again.
+        throw new TokenError(0, { error: 'unreachable', error_description: `${tokenUrl}: ${String(error)}` }, target.audience, error);
+      });
     const text = await response.text();
     let body: unknown;
     try {

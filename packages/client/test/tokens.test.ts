@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { makeClient, type TestClient, useServer } from '../../../test/helpers.js';
-import { CLIENT_VERSION, ImmogateClient, TokenError } from '../src/index.js';
+import { freePort, makeClient, type TestClient, useServer } from '../../../test/helpers.js';
+import { CLIENT_VERSION, ImmogateClient, type RetryInfo, TokenError } from '../src/index.js';
 import { clientOf, tokensIssued, USER_AGENT } from './helpers.js';
 
 const fixture = useServer({ client: { intermediaries: ['agency-1'], scopes: ['caas:*', 'leads:*'] } });
@@ -136,6 +136,25 @@ describe('tokens', () => {
       error: 'invalid_target',
       errorDescription: 'this client may get tokens for the sandbox environment only, not production',
     });
+  });
+
+  it('throws a TokenError when the token service cannot be reached, retried as the token request only', async () => {
+    const tokenUrl = `http://127.0.0.1:${await freePort()}/oauth/token`;
+    const retries: RetryInfo[] = [];
+    const client = clientOf(fixture, 'agency-1', {
+      tokenUrl,
+      retry: { maxRetries: 1, baseDelayMs: 1, onRetry: (info) => retries.push(info) },
+    });
+    await assert.rejects(client.classifieds.list().toArray(), (error: unknown) => {
+      assert.ok(error instanceof TokenError);
+      assert.deepEqual([error.status, error.error], [0, 'unreachable']);
+      assert.ok(error.cause instanceof TypeError);
+      return true;
+    });
+    assert.deepEqual(
+      retries.map(({ method, url, attempt, status }) => ({ method, url, attempt, status })),
+      [{ method: 'POST', url: tokenUrl, attempt: 1, status: undefined }],
+    );
   });
 });
 
