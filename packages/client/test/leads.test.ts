@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { leadRequest } from '../../../test/fixtures/leads.js';
 import { TRACEPARENT, useServer } from '../../../test/helpers.js';
-import { type ImmogateClient, type NewLead, ProblemError, type RetryInfo } from '../src/index.js';
+import { type ImmogateClient, type Lead, type NewLead, ProblemError, type RetryInfo } from '../src/index.js';
 import { clientOf } from './helpers.js';
 
 const fixture = useServer({ client: { intermediaries: ['agency-1', 'agency-search', 'agency-burst'], scopes: ['leads:*'] } });
@@ -104,28 +104,33 @@ describe('leads', () => {
     await burst.leads.create(lead());
     const [one] = await burst.leads.search(period()).toArray();
     assert.ok(one);
-    const reads = await Promise.all(Array.from({ length: 25 }, () => burst.leads.get(one.metadata.leadId)));
-    assert.deepEqual(
-      reads,
-      Array.from({ length: 25 }, () => one),
-    );
+    // Bursts until one is refused: a loaded machine may spread a burst over several 200 ms windows.
+    const leadId = one.metadata.leadId;
+    const expected: Lead[] = Array.from({ length: 25 }, () => one);
+    for (let round = 0; round < 10 && retries.length === 0; round++) {
+      const reads: Lead[] = await Promise.all(Array.from({ length: 25 }, () => burst.leads.get(leadId)));
+      assert.deepEqual(reads, expected);
+    }
     assert.ok(retries.length > 0, 'no call was refused');
     for (const retry of retries) {
       assert.deepEqual(
         { method: retry.method, url: retry.url, status: retry.status, delayMs: retry.delayMs },
-        { method: 'GET', url: `${fixture.server.base}/seeker-leads/v1/leads/${one.metadata.leadId}`, status: 429, delayMs: 1000 },
+        { method: 'GET', url: `${fixture.server.base}/seeker-leads/v1/leads/${leadId}`, status: 429, delayMs: 1000 },
       );
     }
   });
 
   it('throws the 429 as a ProblemError with its Retry-After when retries are off', async () => {
     const burst = clientOf(fixture, 'agency-burst', { retry: false });
-    const results = await Promise.allSettled(
-      Array.from({ length: 25 }, () =>
-        burst.leads.subscriptions.create({ url: 'https://crm.example.org/burst', apiKey: 'a-long-random-key-burst-0123' }),
-      ),
-    );
-    const refused = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+    const refused: unknown[] = [];
+    for (let round = 0; round < 10 && refused.length === 0; round++) {
+      const results = await Promise.allSettled(
+        Array.from({ length: 25 }, () =>
+          burst.leads.subscriptions.create({ url: 'https://crm.example.org/burst', apiKey: 'a-long-random-key-burst-0123' }),
+        ),
+      );
+      refused.push(...results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : [])));
+    }
     assert.ok(refused.length > 0, 'no call was refused');
     for (const error of refused) {
       assert.ok(error instanceof ProblemError);

@@ -89,6 +89,8 @@ describe('the package', () => {
           target: 'ES2022',
           strict: true,
           noEmit: true,
+          // The declarations are tsc's own output; what is checked is the consumer's code against them.
+          skipLibCheck: true,
           typeRoots: [path.join(REPO_ROOT, 'node_modules/@types')],
           types: ['node'],
         },
