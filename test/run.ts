@@ -58,7 +58,10 @@ async function main(): Promise<number> {
     await migrate(pool);
     await pool.end();
 
-    const files = testFiles(here).filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)));
+    // The suite of the server, and the tests of packages/client, compiled by the same build.
+    const files = [...testFiles(here), ...testFiles(path.join(here, '../packages/client/test'))].filter(
+      (file) => filter.length === 0 || filter.some((f) => file.includes(f)),
+    );
     const code = await new Promise<number>((resolve) => {
       const leaks = pathToFileURL(path.join(here, 'leaks.js')).href;
       const child = spawn(process.execPath, ['--test', '--test-concurrency=2', `--import=${leaks}`, ...files], {

@@ -1,0 +1,68 @@
+/*
+ * How every call goes out: the User-Agent, the bearer token of the API's audience, and the retry
+ * policy. openapi-fetch builds each typed request and hands it here as its fetch; a Request is
+ * cloned for each attempt, so a body can be sent again. An error status that is final (after the
+ * retries) is thrown here as a ProblemError, so every API method either returns its typed answer
+ * or throws the problem.
+ */
+import { ProblemError } from './errors.js';
+import { discard, isIdempotent, type RetryPolicy } from './retry.js';
+import type { Fetch, TokenCache, TokenTarget } from './tokens.js';
+
+/** The final answer when it is a success (or 304, which a conditional GET asks for); else its problem, thrown. */
+async function checked(request: Request, response: Response): Promise<Response> {
+  if (response.ok || response.status === 304) return response;
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's page, an S3 XML error): kept as the text it is.
+  }
+  throw new ProblemError(response, body, { method: request.method, url: request.url });
+}
+
+export class Transport {
+  constructor(
+    private readonly tokens: TokenCache,
+    private readonly retry: RetryPolicy,
+    private readonly userAgent: string,
+    private readonly fetch: Fetch,
+  ) {}
+
+  /** The fetch of one API: every request carries a token for `target`. */
+  forApi(target: TokenTarget): Fetch {
+    return async (request) => checked(request, await this.retry.run(this.describe(request), () => this.sendWithToken(request, target)));
+  }
+
+  /** A request without a token (a presigned upload URL carries its own authorisation). */
+  async send(request: Request): Promise<Response> {
+    return checked(request, await this.retry.run(this.describe(request), () => this.fetch(this.attempt(request))));
+  }
+
+  private describe(request: Request): { method: string; url: string; idempotent: boolean } {
+    return { method: request.method, url: request.url, idempotent: isIdempotent(request.method) };
+  }
+
+  private attempt(request: Request): Request {
+    const attempt = request.clone();
+    attempt.headers.set('user-agent', this.userAgent);
+    return attempt;
+  }
+
+  /**
+   * One attempt with the cached token. A 401 to a cached token may mean the token was revoked or
+   * the server's keys changed: the token is dropped and the request sent once more with a new one.
+   */
+  private async sendWithToken(request: Request, target: TokenTarget): Promise<Response> {
+    for (let renewed = false; ; renewed = true) {
+      const token = await this.tokens.token(target);
+      const attempt = this.attempt(request);
+      attempt.headers.set('authorization', `Bearer ${token}`);
+      const response = await this.fetch(attempt);
+      if (response.status !== 401 || renewed) return response;
+      this.tokens.invalidate(target, token);
+      await discard(response);
+    }
+  }
+}
