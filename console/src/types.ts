@@ -250,13 +250,14 @@ export interface Owner {
 }
 
 /** A redelivery's answer: the contract's words for one delivery, or the /admin route's lists. */
-export type Redelivery =
-  | { delivery: string; outcome: 'queued' | 'skipped'; reason?: string }
-  | { redelivered: string[]; skipped: { deliveryId: string; reason: string }[] };
+/** What a redelivery answers, the integrator's and the operator's alike. */
+export interface Redelivery {
+  redelivered: string[];
+  skipped: { deliveryId: string; reason: string }[];
+}
 
 /** Whether a redelivery was queued, or why not. */
 export function redeliveryOutcome(answer: Redelivery): { queued: boolean; reason?: string } {
-  if ('outcome' in answer) return { queued: answer.outcome === 'queued', reason: answer.reason };
   return { queued: answer.redelivered.length > 0, reason: answer.skipped.map((skip) => skip.reason).join('; ') || undefined };
 }
 

@@ -44,13 +44,7 @@ before(async () => {
     otherwise: (_path, nth) => (nth === 1 ? 500 : 201),
     body: (status) => (status === 500 ? '<h1>Internal error: the CRM is down</h1>' : ''),
   });
-  session = await ConsoleSession.signIn(fixture.server.base, {
-    kind: 'integrator',
-    clientId: fixture.client.clientId,
-    clientSecret: fixture.client.secret,
-    agency: 'agency-1',
-    environment: 'sandbox',
-  });
+  session = await ConsoleSession.asClient(fixture.server.base, fixture.client, 'agency-1');
 });
 
 after(async () => {
@@ -338,13 +332,7 @@ describe('the status webhook through the console', () => {
       (count) => count === 3,
     );
 
-    const other = await ConsoleSession.signIn(fixture.server.base, {
-      kind: 'integrator',
-      clientId: fixture.client.clientId,
-      clientSecret: fixture.client.secret,
-      agency: 'agency-2',
-      environment: 'sandbox',
-    });
+    const other = await ConsoleSession.asClient(fixture.server.base, fixture.client, 'agency-2');
     assertProblem(await other.request('GET', `/caas/deliveries/${test.id}`), 404, 'Not found', `No delivery ${test.id}`);
     assertProblem(await other.request('POST', `/caas/deliveries/${test.id}/redeliveries`), 404, 'Not found', `No delivery ${test.id}`);
   });

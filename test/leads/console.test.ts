@@ -30,13 +30,7 @@ let session: ConsoleSession;
 before(async () => {
   await fixture.ready();
   receiver = await Receiver.start({ body: (status) => (status === 503 ? LONG_ANSWER : 'thanks') });
-  session = await ConsoleSession.signIn(fixture.server.base, {
-    kind: 'integrator',
-    clientId: fixture.client.clientId,
-    clientSecret: fixture.client.secret,
-    agency: 'agency-1',
-    environment: 'sandbox',
-  });
+  session = await ConsoleSession.asClient(fixture.server.base, fixture.client, 'agency-1');
 });
 
 after(async () => {
@@ -148,13 +142,7 @@ describe('lead deliveries in the console', () => {
   });
 
   it('are the tenant’s own; the operator sees every agency’s, filtered', async () => {
-    const other = await ConsoleSession.signIn(fixture.server.base, {
-      kind: 'integrator',
-      clientId: fixture.client.clientId,
-      clientSecret: fixture.client.secret,
-      agency: 'agency-2',
-      environment: 'sandbox',
-    });
+    const other = await ConsoleSession.asClient(fixture.server.base, fixture.client, 'agency-2');
     const theirs = await other.request('GET', '/leads/deliveries');
     assert.deepEqual(theirs.body, { items: [] });
 

@@ -22,13 +22,7 @@ let session: ConsoleSession;
 
 before(async () => {
   await fixture.ready();
-  session = await ConsoleSession.signIn(fixture.server.base, {
-    kind: 'integrator',
-    clientId: fixture.client.clientId,
-    clientSecret: fixture.client.secret,
-    agency: 'agency-1',
-    environment: 'sandbox',
-  });
+  session = await ConsoleSession.asClient(fixture.server.base, fixture.client, 'agency-1');
 });
 
 function listing(externalId: string, change: (body: Body) => void = () => undefined): Body {

@@ -49,13 +49,7 @@ async function tokensIssued(clientId: string): Promise<number> {
 describe('signing in as an integrator', () => {
   it('answers the session and sets an HttpOnly, SameSite=Strict cookie; the tokens come from /oauth/token, one per API', async () => {
     const own = await makeClient(fixture.server.pool, ['agency-9'], ['caas:classifieds:read', 'leads:*'], ['sandbox']);
-    const session = await ConsoleSession.signIn(base, {
-      kind: 'integrator',
-      clientId: own.clientId,
-      clientSecret: own.secret,
-      agency: 'agency-9',
-      environment: 'sandbox',
-    });
+    const session = await ConsoleSession.asClient(base, own, 'agency-9');
     const result = session.signedIn;
     assert.match(
       result.headers.get('set-cookie') ?? '',
@@ -93,16 +87,9 @@ describe('signing in as an integrator', () => {
 
   it('reuses the tokens of an earlier sign-in: signing in again costs the client no token', async () => {
     const own = await makeClient(fixture.server.pool, ['agency-1'], ['caas:*', 'clim:*', 'leads:*'], ['sandbox']);
-    const signIn = {
-      kind: 'integrator' as const,
-      clientId: own.clientId,
-      clientSecret: own.secret,
-      agency: 'agency-1',
-      environment: 'sandbox' as const,
-    };
-    await ConsoleSession.signIn(base, signIn);
+    await ConsoleSession.asClient(base, own, 'agency-1');
     assert.equal(await tokensIssued(own.clientId), 3);
-    for (let i = 0; i < 3; i++) await ConsoleSession.signIn(base, signIn);
+    for (let i = 0; i < 3; i++) await ConsoleSession.asClient(base, own, 'agency-1');
     assert.equal(await tokensIssued(own.clientId), 3);
   });
 
@@ -238,13 +225,7 @@ describe('the APIs through the console', () => {
 
   it('hold the client to its scopes, and to the APIs it holds scopes of', async () => {
     const reader = await makeClient(fixture.server.pool, ['agency-1'], ['caas:classifieds:read'], ['sandbox']);
-    const session = await ConsoleSession.signIn(base, {
-      kind: 'integrator',
-      clientId: reader.clientId,
-      clientSecret: reader.secret,
-      agency: 'agency-1',
-      environment: 'sandbox',
-    });
+    const session = await ConsoleSession.asClient(base, reader, 'agency-1');
     const refused = await session.request('POST', '/caas/classifieds', { body: minimalClassified() });
     assertProblem(refused, 403, 'Forbidden', 'The access token lacks the scope caas:classifieds:create');
     assert.equal(refused.headers.get('www-authenticate'), 'Bearer error="insufficient_scope", scope="caas:classifieds:create"');
@@ -289,13 +270,7 @@ describe('the operator', () => {
       disabledAt: null,
     });
     // The new client works: it signs in to the console itself.
-    await ConsoleSession.signIn(base, {
-      kind: 'integrator',
-      clientId: String(made.clientId),
-      clientSecret,
-      agency: 'acme-1',
-      environment: 'sandbox',
-    });
+    await ConsoleSession.asClient(base, { clientId: String(made.clientId), secret: clientSecret }, 'acme-1');
 
     const environments = await session.request('PUT', `/admin/clients/${made.clientId}/environments`, {
       body: { environments: ['sandbox', 'production'] },
@@ -370,14 +345,7 @@ describe('the operator', () => {
 describe('the client’s token usage', () => {
   it('shows its tokens per day and what the review says', async () => {
     const own = await makeClient(fixture.server.pool, ['agency-1'], ['leads:*'], ['sandbox']);
-    const signIn = {
-      kind: 'integrator' as const,
-      clientId: own.clientId,
-      clientSecret: own.secret,
-      agency: 'agency-1',
-      environment: 'sandbox' as const,
-    };
-    const session = await ConsoleSession.signIn(base, signIn);
+    const session = await ConsoleSession.asClient(base, own, 'agency-1');
     const usage = await session.request('GET', '/tokens');
     assert.equal(usage.status, 200, usage.text);
     const today = new Date().toISOString().slice(0, 10);

@@ -6,11 +6,13 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
+import { useAction } from '../hooks/useAction';
 import type { Loaded } from '../hooks/useGet';
-import type { Attempt, Delivery, DeliverySummary } from '../types';
+import { type Attempt, type Delivery, type DeliverySummary, type Redelivery, redeliveryOutcome } from '../types';
 import { JsonBlock, prettyBody } from './Json';
 import { LoadState } from './LoadState';
 import { StatusBadge } from './StatusBadge';
+import { ProblemView } from './Problem';
 import { PairsTable, TableRegion } from './Table';
 import { Time } from './Time';
 
@@ -77,14 +79,48 @@ function AttemptEntry({ attempt }: { attempt: Attempt }) {
   );
 }
 
+/** Redeliver (by `send`, the integrator's route or the operator's), Refresh, and what the redelivery answered. */
+function RedeliverActions({ send, reload }: { send: () => Promise<Redelivery>; reload: () => void }) {
+  const redelivery = useAction<Redelivery>();
+  const result = redelivery.result && redeliveryOutcome(redelivery.result);
+  return (
+    <>
+      <button
+        type="button"
+        class="primary"
+        disabled={redelivery.busy}
+        onClick={async () => {
+          await redelivery.run(send);
+          reload();
+        }}
+      >
+        Redeliver
+      </button>
+      <button type="button" onClick={reload}>
+        Refresh
+      </button>
+      <div aria-live="polite" class="outcome">
+        {redelivery.error !== undefined ? <ProblemView error={redelivery.error} /> : null}
+        {result ? (
+          <p class={result.queued ? 'ok' : 'warn'}>
+            {result.queued
+              ? 'Redelivery queued: a worker sends it again now, under the same webhook-id.'
+              : `Not redelivered: ${result.reason ?? 'skipped'}.`}
+          </p>
+        ) : null}
+      </div>
+    </>
+  );
+}
+
 export function DeliveryDetails({
   loaded,
-  actions,
+  redeliver,
   owner,
 }: {
   loaded: Loaded<Delivery>;
-  /** The Redeliver button and its outcome. */
-  actions: ComponentChildren;
+  /** Asks for the delivery to be sent again. */
+  redeliver: () => Promise<Redelivery>;
   /** Whose delivery it is, for the operator. */
   owner?: ComponentChildren;
 }) {
@@ -140,7 +176,9 @@ export function DeliveryDetails({
               <dd>{delivery.attempts}</dd>
             </div>
           </dl>
-          <div class="actions">{actions}</div>
+          <div class="actions">
+            <RedeliverActions send={redeliver} reload={loaded.reload} />
+          </div>
           <section aria-labelledby="request-heading">
             <h2 id="request-heading">Request</h2>
             <details>

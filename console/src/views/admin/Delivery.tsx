@@ -2,16 +2,12 @@
 import { post, seg } from '../../api';
 import { DeliveryDetails, usePollWhilePending } from '../../components/DeliveryDetails';
 import { Page } from '../../components/Page';
-import { ProblemView } from '../../components/Problem';
-import { useAction } from '../../hooks/useAction';
 import { useGet } from '../../hooks/useGet';
-import { type Delivery, type Owner, type Redelivery, redeliveryOutcome } from '../../types';
+import type { Delivery, Owner, Redelivery } from '../../types';
 
 export function AdminDeliveryPage({ id }: { id: string }) {
   const loaded = useGet<Delivery & Owner>(`/admin/deliveries/${seg(id)}`);
   usePollWhilePending(loaded);
-  const redelivery = useAction<Redelivery>();
-  const result = redelivery.result && redeliveryOutcome(redelivery.result);
   const delivery = loaded.data;
   return (
     <Page title="Delivery">
@@ -38,34 +34,7 @@ export function AdminDeliveryPage({ id }: { id: string }) {
             </>
           ) : null
         }
-        actions={
-          <>
-            <button
-              type="button"
-              class="primary"
-              disabled={redelivery.busy}
-              onClick={async () => {
-                await redelivery.run(() => post<Redelivery>('/admin/deliveries/redeliveries', { deliveryId: id }));
-                loaded.reload();
-              }}
-            >
-              Redeliver
-            </button>
-            <button type="button" onClick={loaded.reload}>
-              Refresh
-            </button>
-            <div aria-live="polite" class="outcome">
-              {redelivery.error !== undefined ? <ProblemView error={redelivery.error} /> : null}
-              {result ? (
-                <p class={result.queued ? 'ok' : 'warn'}>
-                  {result.queued
-                    ? 'Redelivery queued: a worker sends it again now, under the same webhook-id.'
-                    : `Not redelivered: ${result.reason ?? 'skipped'}.`}
-                </p>
-              ) : null}
-            </div>
-          </>
-        }
+        redeliver={() => post<Redelivery>('/admin/deliveries/redeliveries', { deliveryId: id })}
       />
     </Page>
   );
