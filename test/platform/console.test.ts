@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { minimalClassified } from '../fixtures/classifieds.js';
 import { ConsoleSession } from '../fixtures/console.js';
-import { assertProblem, getToken, http, makeClient, type TestClient, useServer } from '../helpers.js';
+import { assertProblem, getToken, http, makeClient, startTestServer, type TestClient, useServer } from '../helpers.js';
 
 const ADMIN_TOKEN = 'operator-token-0123456789abcdef';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -146,6 +146,20 @@ describe('signing in as an integrator', () => {
         errorSource: 'body',
       },
     );
+  });
+});
+
+describe('the session cookie behind https', () => {
+  it('is Secure when PUBLIC_URL is https', async () => {
+    // The same database served again as if behind a TLS proxy: PUBLIC_URL names https, the test speaks http to it.
+    const behindTls = await startTestServer(fixture.database, { env: { PUBLIC_URL: 'https://immogate.example' } });
+    try {
+      const result = await http('POST', `http://127.0.0.1:${behindTls.config.port}/console/api/session`, { body: integrator() });
+      assert.equal(result.status, 200, result.text);
+      assert.match(result.headers.get('set-cookie') ?? '', /; HttpOnly; SameSite=Strict; Secure$/);
+    } finally {
+      await behindTls.close();
+    }
   });
 });
 
