@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { TRACEPARENT, useServer } from '../../../test/helpers.js';
 import { type Classified, type ClassifiedStatus, type ImmogateClient, ProblemError } from '../src/index.js';
-import { clientOf } from './helpers.js';
+import { clientOf, rental } from './helpers.js';
 
 const fixture = useServer({ worker: true, client: { intermediaries: ['agency-1', 'agency-list'], scopes: ['caas:*'] } });
 let client: ImmogateClient;
@@ -17,23 +17,6 @@ before(async () => {
   await fixture.ready();
   client = clientOf(fixture, 'agency-1');
 });
-
-/** A rental that SL accepts; BD, when asked, refuses it (no picture, no description). */
-function rental(portals: Classified['portals'] = ['SL']): Classified {
-  return {
-    portals,
-    data: {
-      estateType: 'APARTMENT',
-      estateSubType: { apartment: 'LOFT' },
-      distributionType: 'RENT',
-      location: { postalcode: '75011', city: 'Paris', street: 'Rue Oberkampf', houseNumber: '12', country: 'FR' },
-      prices: { currency: 'EUR', rent: { baseRent: { amount: 1900 } } },
-      metaData: {
-        source: { sourceSystem: 'MyCrm', sourceSystemVersion: '1.0.0', offererMarketingKey: 'k-1', offererEstateId: `C-${++counter}` },
-      },
-    },
-  };
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -62,7 +45,7 @@ async function problemOf(work: Promise<unknown>): Promise<Record<string, unknown
 
 describe('classifieds', () => {
   it('creates a classified and waits for its outcome', async () => {
-    const body = rental();
+    const body = rental(`C-${++counter}`);
     const created = await client.classifieds.create(body);
     assert.match(created.classifiedId, UUID);
     assert.deepEqual({ etag: created.etag, revision: created.revision }, { etag: '"1"', revision: 1 });
@@ -87,7 +70,7 @@ describe('classifieds', () => {
   });
 
   it('waits for every portal: an outcome accepted on one and refused on another is not a success', async () => {
-    const { classifiedId } = await client.classifieds.create(rental(['SL', 'BD']));
+    const { classifiedId } = await client.classifieds.create(rental(`C-${++counter}`, ['SL', 'BD']));
     const outcome = await client.classifieds.waitForTerminal(classifiedId);
     assert.equal(outcome.succeeded, false);
     assert.deepEqual(outcome.outcomes.map((status) => [status.status, status.portals]).sort(), [
@@ -98,7 +81,7 @@ describe('classifieds', () => {
   });
 
   it('updates with If-Match, reads with If-None-Match, and throws the 412 of a stale ETag', async () => {
-    const body = rental();
+    const body = rental(`C-${++counter}`);
     const { classifiedId } = await client.classifieds.create(body);
     assert.equal(await client.classifieds.get(classifiedId, { ifNoneMatch: '"1"' }), undefined);
     const changed = {
@@ -123,7 +106,7 @@ describe('classifieds', () => {
   });
 
   it('deletes, waits for DELETED, and the classified is then a 404', async () => {
-    const { classifiedId } = await client.classifieds.create(rental());
+    const { classifiedId } = await client.classifieds.create(rental(`C-${++counter}`));
     await client.classifieds.waitForTerminal(classifiedId);
     const deleted = await client.classifieds.delete(classifiedId);
     assert.deepEqual(deleted, { classifiedId, etag: '"2"', revision: 2 });
@@ -140,7 +123,7 @@ describe('classifieds', () => {
   it('iterates every page of the list, newest first, and of the statuses', async () => {
     const lister = clientOf(fixture, 'agency-list');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await lister.classifieds.create(rental())).classifiedId);
+    for (let i = 0; i < 5; i++) ids.push((await lister.classifieds.create(rental(`C-${++counter}`))).classifiedId);
     const pages: string[][] = [];
     for await (const page of lister.classifieds.list({ limit: 2 }).pages()) pages.push(page.items.map((item) => item.classifiedId));
     assert.deepEqual(pages, [ids.slice(3).reverse(), ids.slice(1, 3).reverse(), ids.slice(0, 1)]);
@@ -162,7 +145,7 @@ describe('classifieds', () => {
   });
 
   it('throws a refused body as a ProblemError naming each failure', async () => {
-    const body = rental();
+    const body = rental(`C-${++counter}`);
     const refused = { ...body, data: { ...body.data, location: { ...body.data.location, spaceship: 'Enterprise' } } };
     assert.deepEqual(await problemOf(client.classifieds.create(refused)), {
       type: '/problems/bad-request',

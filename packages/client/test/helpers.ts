@@ -1,11 +1,11 @@
 /*
  * What the client's test files share: a client of the file's immogate (useServer of the root test
- * helpers), and the token issuance immogate recorded for it, read through the report behind
- * `immogate clients report`.
+ * helpers), the token issuance immogate recorded for it, read through the report behind
+ * `immogate clients report`, and a classified to send.
  */
 import { issuanceReport } from '../../../src/platform/auth/clients.js';
 import type { ServerFixture } from '../../../test/helpers.js';
-import { type ClientOptions, ImmogateClient } from '../src/index.js';
+import { type Classified, type ClientOptions, ImmogateClient } from '../src/index.js';
 
 export const USER_AGENT = 'ClientTests/1.0.0';
 
@@ -32,4 +32,19 @@ export async function tokensIssued(
   return row === undefined
     ? { tokens: 0, targets: 0, maxPerTarget: 0 }
     : { tokens: row.tokens, targets: row.targets, maxPerTarget: row.maxPerTarget };
+}
+
+/** A rental that SL accepts (BD, when asked, refuses it: no picture, no description), with its own offererEstateId. */
+export function rental(offererEstateId: string, portals: Classified['portals'] = ['SL']): Classified {
+  return {
+    portals,
+    data: {
+      estateType: 'APARTMENT',
+      estateSubType: { apartment: 'LOFT' },
+      distributionType: 'RENT',
+      location: { postalcode: '75011', city: 'Paris', street: 'Rue Oberkampf', houseNumber: '12', country: 'FR' },
+      prices: { currency: 'EUR', rent: { baseRent: { amount: 1900 } } },
+      metaData: { source: { sourceSystem: 'MyCrm', sourceSystemVersion: '1.0.0', offererMarketingKey: 'k-1', offererEstateId } },
+    },
+  };
 }

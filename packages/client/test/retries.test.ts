@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { makeClient, useServer } from '../../../test/helpers.js';
-import { type Classified, type ClientOptions, type ImmogateClient, ProblemError, type RetryInfo, WaitTimeoutError } from '../src/index.js';
+import { type ClientOptions, type ImmogateClient, ProblemError, type RetryInfo, WaitTimeoutError } from '../src/index.js';
 import { ScriptedProxy } from './fixtures/proxy.js';
-import { clientOf, tokensIssued } from './helpers.js';
+import { clientOf, rental, tokensIssued } from './helpers.js';
 
 const fixture = useServer({ client: { intermediaries: ['agency-1'], scopes: ['caas:*'] } });
 const LIST = '/caas/v4/classifieds';
@@ -32,22 +32,6 @@ async function throughProxy(
     retry,
   });
   return { proxy, client, retries };
-}
-
-function classified(): Classified {
-  return {
-    portals: ['SL'],
-    data: {
-      estateType: 'APARTMENT',
-      estateSubType: { apartment: 'LOFT' },
-      distributionType: 'RENT',
-      location: { postalcode: '75011', city: 'Paris', street: 'Rue Oberkampf', houseNumber: '12', country: 'FR' },
-      prices: { currency: 'EUR', rent: { baseRent: { amount: 1900 } } },
-      metaData: {
-        source: { sourceSystem: 'MyCrm', sourceSystemVersion: '1.0.0', offererMarketingKey: 'k-1', offererEstateId: `R-${++counter}` },
-      },
-    },
-  };
 }
 
 /** GET /classifieds for an offererEstateId no classified has: an empty list whatever the tests created. */
@@ -93,7 +77,7 @@ describe('retries', () => {
     const { proxy, client, retries } = await throughProxy();
     try {
       proxy.script('POST', LIST, BUSY);
-      const error = await client.classifieds.create(classified()).catch((caught: unknown) => caught);
+      const error = await client.classifieds.create(rental(`R-${++counter}`)).catch((caught: unknown) => caught);
       assert.ok(error instanceof ProblemError);
       assert.deepEqual(
         [error.status, error.title, error.detail, error.method, error.url],
@@ -110,7 +94,7 @@ describe('retries', () => {
     const { proxy, client, retries } = await throughProxy();
     try {
       proxy.script('POST', LIST, { status: 429, headers: { 'retry-after': '1' } });
-      const { classifiedId } = await client.classifieds.create(classified());
+      const { classifiedId } = await client.classifieds.create(rental(`R-${++counter}`));
       assert.equal(proxy.requests('POST', LIST).length, 2);
       assert.deepEqual(
         retries.map(({ attempt, status, delayMs }) => ({ attempt, status, delayMs })),
@@ -215,7 +199,7 @@ describe('retries', () => {
 describe('waitForTerminal without a worker', () => {
   it('gives up after timeoutMs with the statuses it saw last', async () => {
     const client = clientOf(fixture, 'agency-1');
-    const { classifiedId } = await client.classifieds.create(classified());
+    const { classifiedId } = await client.classifieds.create(rental(`R-${++counter}`));
     const error = await client.classifieds
       .waitForTerminal(classifiedId, { timeoutMs: 300, initialDelayMs: 50 })
       .catch((caught: unknown) => caught);

@@ -9,7 +9,7 @@ import { leadRequest } from '../../../test/fixtures/leads.js';
 import { type Received, Receiver } from '../../../test/fixtures/receiver.js';
 import { useServer, waitFor } from '../../../test/helpers.js';
 import { type ImmogateClient, type NewLead, verifyWebhook, type WebhookEvent, WebhookVerificationError } from '../src/index.js';
-import { clientOf } from './helpers.js';
+import { clientOf, rental } from './helpers.js';
 
 const fixture = useServer({
   worker: true,
@@ -50,17 +50,7 @@ function refusal(work: () => unknown, message: string): void {
 describe('verifyWebhook', () => {
   it('verifies and types every status webhook of a classified', async () => {
     await client.classifieds.webhooks.subscribe({ url: `${receiver.base}/hooks`, secret: SECRET });
-    const { classifiedId } = await client.classifieds.create({
-      portals: ['SL'],
-      data: {
-        estateType: 'APARTMENT',
-        estateSubType: { apartment: 'LOFT' },
-        distributionType: 'RENT',
-        location: { postalcode: '75011', city: 'Paris', street: 'Rue Oberkampf', houseNumber: '12', country: 'FR' },
-        prices: { currency: 'EUR', rent: { baseRent: { amount: 1900 } } },
-        metaData: { source: { sourceSystem: 'MyCrm', sourceSystemVersion: '1.0.0', offererMarketingKey: 'k-1', offererEstateId: 'W-1' } },
-      },
-    });
+    const { classifiedId } = await client.classifieds.create(rental('W-1'));
     const deliveries = await arrived(`/hooks/classifieds/${classifiedId}/statuses`, 3);
     const events = deliveries.map((delivery) => verifyWebhook(delivery.body, delivery.headers, SECRET));
     const statuses = await client.classifieds.statuses(classifiedId).toArray();

@@ -51,7 +51,7 @@ function listingNotFound(externalListingId: string): Problem {
 }
 
 /** A create of an externalListingId the tenant has already. */
-export function externalIdInUse(externalListingId: string): FieldError {
+function externalIdInUse(externalListingId: string): FieldError {
   return { name: EXTERNAL_ID_POINTER, reason: `externalListingId "${externalListingId}" already exists.` };
 }
 
@@ -74,17 +74,33 @@ export async function createListing(
   const externalListingId = externalIdOf(request);
   if (externalListingId === undefined) throw new Error('rule 10 let a listing without metadata.source.offererEstateId through');
   return withTenant(pool, tenant, async (client) => {
-    const listingId = await insertListing(client, tenant, {
-      id: randomUUID(),
-      externalListingId,
-      estateType: request.data.estateType,
-      isPublished: isPublished(request),
-      request,
-    });
-    if (listingId === undefined) throw rejected([externalIdInUse(externalListingId)]);
-    await attachMedia(client, tenant, listingId, mediaIdsOf(request), store);
+    const listingId = await storeNewListing(client, tenant, externalListingId, request, store);
     return { requestId: randomUUID(), listingId, externalListingId, warnings };
   });
+}
+
+/**
+ * The database part of a create, in the caller's transaction: the listing under its
+ * externalListingId, then its media attached. Throws the 400 of an id in use or of an unusable
+ * media (the validation extension runs it too, in a transaction it rolls back).
+ */
+export async function storeNewListing(
+  client: pg.ClientBase,
+  tenant: TenantScope,
+  externalListingId: string,
+  request: ListingRequest,
+  store?: BlobStore,
+): Promise<string> {
+  const listingId = await insertListing(client, tenant, {
+    id: randomUUID(),
+    externalListingId,
+    estateType: request.data.estateType,
+    isPublished: isPublished(request),
+    request,
+  });
+  if (listingId === undefined) throw rejected([externalIdInUse(externalListingId)]);
+  await attachMedia(client, tenant, listingId, mediaIdsOf(request), store);
+  return listingId;
 }
 
 /** Replaces the listing's request; media it no longer references are let go of (attachMedia). */

@@ -3,17 +3,14 @@
  * code of the write path (the route's schema, the 21 rules, the externalListingId in use, the
  * media it attaches), inside a transaction that is rolled back whatever it found.
  */
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { BlobStore } from '../../../platform/blobs/index.js';
 import { type TenantScope, withTenant } from '../../../platform/db/tenant.js';
 import { Problem, type FieldError } from '../../../platform/http/problems.js';
 import type { ListingValidation } from '../model/console.js';
 import type { ListingRequest } from '../model/listing.js';
-import { insertListing } from '../repository.js';
-import { checkListing, isPublished } from '../rules.js';
-import { externalIdInUse } from './listings.js';
-import { attachMedia } from './medias.js';
+import { checkListing } from '../rules.js';
+import { storeNewListing } from './listings.js';
 
 /** Nothing a validation wrote outlives it. */
 class Discard extends Error {}
@@ -36,28 +33,11 @@ export async function validateListing(
   if (errors.length === 0 && externalListingId !== undefined) {
     const found: FieldError[] = [];
     await withTenant(pool, tenant, async (client) => {
-      const listingId = await insertListing(client, tenant, {
-        id: randomUUID(),
-        externalListingId,
-        estateType: request.data.estateType,
-        isPublished: isPublished(request),
-        request,
-      });
-      if (listingId === undefined) {
-        found.push(externalIdInUse(externalListingId));
-      } else {
-        try {
-          await attachMedia(
-            client,
-            tenant,
-            listingId,
-            (request.media ?? []).map((media) => media.externalMediaId),
-            store,
-          );
-        } catch (error) {
-          if (!(error instanceof Problem)) throw error;
-          found.push(...(error.extra.errors ?? []));
-        }
+      try {
+        await storeNewListing(client, tenant, externalListingId, request, store);
+      } catch (error) {
+        if (!(error instanceof Problem)) throw error;
+        found.push(...(error.extra.errors ?? []));
       }
       throw new Discard('rolled back: a validation stores nothing');
     }).catch((error: unknown) => {
