@@ -1,7 +1,9 @@
 /*
  * The outside world of the end-to-end scenarios, in a process of its own on loopback:
  * - GET /media/...: a small JPEG, for the media downloads of classifieds processing;
- * - POST /hooks/<name>: a webhook receiver answering 204 that notes when each lead arrived.
+ * - GET /slow-media/...: the same JPEG after 3 s (a media host that answers slowly);
+ * - POST /hooks/<name>: a webhook receiver answering 204 that notes when each lead arrived;
+ * - POST /hang/...: a webhook receiver that never answers (the caller's timeout ends the call).
  * Over IPC, 'receipts' answers with the receipts so far and forgets them; 'counts' with how many
  * media were served.
  */
@@ -23,12 +25,29 @@ let receipts: Receipt[] = [];
 let mediaServed = 0;
 let unreadable = 0;
 
+/** How long the slow media host takes to answer. */
+const SLOW_MEDIA_MS = 3_000;
+
+function sendJpeg(response: http.ServerResponse): void {
+  if (!response.destroyed) response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': JPEG.length }).end(JPEG);
+}
+
 const server = http.createServer((request, response) => {
   const url = request.url ?? '/';
   if (request.method === 'GET' && url.startsWith('/media/')) {
     mediaServed++;
     request.resume();
-    response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': JPEG.length }).end(JPEG);
+    sendJpeg(response);
+    return;
+  }
+  if (request.method === 'GET' && url.startsWith('/slow-media/')) {
+    request.resume();
+    setTimeout(() => sendJpeg(response), SLOW_MEDIA_MS);
+    return;
+  }
+  if (request.method === 'POST' && url.startsWith('/hang/')) {
+    // Read, never answered: the connection stays open until the caller gives up.
+    request.resume();
     return;
   }
   if (request.method === 'POST' && url.startsWith('/hooks/')) {

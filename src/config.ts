@@ -23,6 +23,12 @@ export interface Config {
   readonly workerConcurrency: number;
   /** Webhook delivery attempts one worker makes at once. */
   readonly webhookConcurrency: number;
+  /** Of those, the most one subscription, one agency and one receiver host take (README "Limits and fairness"). */
+  readonly webhookShares: Readonly<{ perSubscription: number; perAgency: number; perHost: number }>;
+  /** Of the classifieds one worker processes at once, the most one agency's take. */
+  readonly workerConcurrencyPerAgency: number;
+  /** Media downloads one worker process makes at once from one host. */
+  readonly mediaDownloadsPerHost: number;
   /** Seconds a worker's claim on an item lasts unless renewed: how soon work of a dead worker is taken over. */
   readonly workerLeaseSeconds: number;
   /** Days finished webhook deliveries, and deleted classifieds with their statuses, are kept. */
@@ -247,6 +253,13 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
     logLevel,
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 64, 1, 1000),
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10000),
+    webhookShares: Object.freeze({
+      perSubscription: integer(env, 'WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION', 8, 1, 10000),
+      perAgency: integer(env, 'WEBHOOK_CONCURRENCY_PER_AGENCY', 16, 1, 10000),
+      perHost: integer(env, 'WEBHOOK_CONCURRENCY_PER_HOST', 16, 1, 10000),
+    }),
+    workerConcurrencyPerAgency: integer(env, 'WORKER_CONCURRENCY_PER_AGENCY', 16, 1, 1000),
+    mediaDownloadsPerHost: integer(env, 'MEDIA_DOWNLOADS_PER_HOST', 8, 1, 1000),
     workerLeaseSeconds: integer(env, 'WORKER_LEASE_SECONDS', 10, 2, 3600),
     deliveryRetentionDays: integer(env, 'DELIVERY_RETENTION_DAYS', 30, 1, 36500),
     allowPrivateTargets: boolean(env, 'ALLOW_PRIVATE_TARGETS', false),

@@ -81,6 +81,7 @@ function testStream(
       return rows;
     },
     key: (item) => String(item.id),
+    shares: () => [],
     async run(item, context) {
       await handle(item, context);
       await context.pool.query('INSERT INTO test_runs (stream, id, worker, attempt) VALUES ($1, $2, $3, $4)', [
@@ -109,7 +110,10 @@ function testStream(
       );
     },
     async nextDue(context) {
-      const { rows } = await context.pool.query<{ at: Date | null }>('SELECT min(due_at) AS at FROM test_work WHERE stream = $1', [name]);
+      const { rows } = await context.pool.query<{ at: Date | null }>(
+        'SELECT min(due_at) AS at FROM test_work WHERE stream = $1 AND due_at > now()',
+        [name],
+      );
       return rows[0]?.at ?? undefined;
     },
     async depth(): Promise<QueueDepth> {

@@ -21,8 +21,16 @@ export const RETENTION_TASK = 'caas:deleted_classifieds_retention';
 export const processingStream: WorkStream<ClaimedClassified> = {
   name: PROCESSING_STREAM,
   concurrency: (config: Config) => config.workerConcurrency,
-  claim: (context, limit) => repository.claimClassifieds(context.pool, context.workerId, context.leaseSeconds, limit),
+  claim: (context, limit, busy) =>
+    repository.claimClassifieds(context.pool, {
+      workerId: context.workerId,
+      leaseSeconds: context.leaseSeconds,
+      limit,
+      busy,
+      perAgency: context.config.workerConcurrencyPerAgency,
+    }),
   key: (claimed) => claimed.classified_id,
+  shares: (claimed) => claimed.shares,
   run: processClassified,
   renew: (context, ids) => repository.renewClaims(context.pool, context.workerId, context.leaseSeconds, ids),
   fail: (context, claimed, error, interrupted) =>

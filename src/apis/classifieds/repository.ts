@@ -16,6 +16,7 @@ import type { Statement } from '../../platform/db/pool.js';
 import { onlyRow } from '../../platform/db/pool.js';
 import { tenantTransaction, type Tenant } from '../../platform/db/tenant.js';
 import { deliveriesCte } from '../../platform/delivery/index.js';
+import { busyArrays, fairPick, type FairQueue } from '../../platform/work/fairClaim.js';
 import type { QueueDepth } from '../../platform/work/stream.js';
 import { sweep } from '../../platform/work/sweep.js';
 import type { Classified } from './model/classified.js';
@@ -669,6 +670,8 @@ export interface KnownMedia {
 export interface ClaimedClassified {
   classified_id: string;
   attempts: number;
+  /** The worker's shares it counts against while processed: its agency's. */
+  shares: string[];
   revisions: PendingRevision[];
   media: KnownMedia[];
   current_portals: string[];
@@ -688,19 +691,36 @@ const PENDING_WORK = `
                      SELECT url, fetch_status, fetch_error, fetched_revision FROM classified_media WHERE classified_id = c.classified_id) m), '[]') AS media,
          ARRAY(SELECT jsonb_array_elements_text(payload -> 'portals') FROM classifieds WHERE id = c.classified_id) AS current_portals`;
 
-/** Up to `limit` due classifieds, leased to `workerId` for `leaseSeconds`, with their work. */
-export async function claimClassifieds(pool: pg.Pool, workerId: string, leaseSeconds: number, limit: number): Promise<ClaimedClassified[]> {
+/**
+ * Classifieds are claimed by agency (a lane of the environment), at most the worker's share per
+ * agency at once (fairClaim.ts): one agency's backlog, or its slow media host, holds that share
+ * and no more of the worker's slots.
+ */
+const PROCESSING_QUEUE: FairQueue = {
+  table: 'caas_processing_queue',
+  id: 'classified_id',
+  due: 'due_at',
+  claimable: () => 'true',
+  lane: ['environment', 'agency_id'],
+  shares: [{ key: (q) => `'a:' || ${q}.environment || '/' || ${q}.agency_id`, cap: '$6' }],
+  turns: 0,
+};
+
+/** Up to `limit` due classifieds, leased to `workerId` for `leaseSeconds`, with their work; `busy` and `perAgency` as fairPick takes them. */
+export async function claimClassifieds(
+  pool: pg.Pool,
+  claim: { workerId: string; leaseSeconds: number; limit: number; busy: ReadonlyMap<string, number>; perAgency: number },
+): Promise<ClaimedClassified[]> {
   const { rows } = await pool.query<ClaimedClassified>({
     name: 'caas.claim',
     text: `
-    WITH due AS (
-      SELECT classified_id FROM caas_processing_queue WHERE due_at <= now() ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+    WITH RECURSIVE ${fairPick(PROCESSING_QUEUE, { limit: '$3', busyKeys: '$4', busyCounts: '$5' })},
     claimed AS (
       UPDATE caas_processing_queue q SET due_at = now() + make_interval(secs => $2), claimed_by = $1, attempts = q.attempts + 1
-        FROM due WHERE q.classified_id = due.classified_id
-      RETURNING q.classified_id, q.attempts)
-    ${PENDING_WORK} FROM claimed c`,
-    values: [workerId, leaseSeconds, limit],
+        FROM picked WHERE q.classified_id = picked.id
+      RETURNING q.classified_id, q.attempts, picked.shares)
+    ${PENDING_WORK}, c.shares FROM claimed c`,
+    values: [claim.workerId, claim.leaseSeconds, claim.limit, ...busyArrays(claim.busy), claim.perAgency],
   });
   return rows;
 }
@@ -709,7 +729,8 @@ export async function claimClassifieds(pool: pg.Pool, workerId: string, leaseSec
 export async function reloadClaimed(pool: pg.Pool, classifiedId: string, workerId: string): Promise<ClaimedClassified | undefined> {
   const { rows } = await pool.query<ClaimedClassified>({
     name: 'caas.reload',
-    text: `${PENDING_WORK} FROM caas_processing_queue c WHERE c.classified_id = $1 AND c.claimed_by = $2`,
+    text: `${PENDING_WORK}, ARRAY[${PROCESSING_QUEUE.shares[0].key('c')}] AS shares FROM caas_processing_queue c
+            WHERE c.classified_id = $1 AND c.claimed_by = $2`,
     values: [classifiedId, workerId],
   });
   return rows[0];
@@ -741,7 +762,7 @@ export async function giveBack(
 export async function nextDue(pool: pg.Pool): Promise<Date | undefined> {
   const { rows } = await pool.query<{ at: Date | null }>({
     name: 'caas.next_due',
-    text: 'SELECT min(due_at) AS at FROM caas_processing_queue',
+    text: 'SELECT min(due_at) AS at FROM caas_processing_queue WHERE due_at > now()',
   });
   return rows[0]?.at ?? undefined;
 }

@@ -20,7 +20,8 @@ import type pg from 'pg';
 import type { Config } from '../../config.js';
 import type { Environment } from '../catalogue.js';
 import { Batcher, eachAlone } from '../db/batcher.js';
-import { inTransaction, onlyRow } from '../db/pool.js';
+import { inTransaction, onlyRow, transaction } from '../db/pool.js';
+import { busyArrays, fairPick, type FairQueue } from '../work/fairClaim.js';
 import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../work/stream.js';
 import { WEBHOOKS_STREAM } from './deliveries.js';
 import { addressPolicy, OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
@@ -84,6 +85,8 @@ export interface ClaimedDelivery {
   headers: Record<string, string>;
   attempts: number;
   round_attempts: number;
+  /** The worker's shares the attempt counts against: its subscription, agency and host. */
+  shares: string[];
 }
 
 interface Outcome {
@@ -103,16 +106,39 @@ interface Outcome {
 // Due times are whole milliseconds, as JavaScript Dates carry them.
 const LEASE_END = "date_trunc('milliseconds', now() + make_interval(secs => $2))";
 
+/**
+ * Deliveries are claimed by subscription (a lane), within the worker's shares per subscription,
+ * agency and receiver host (fairClaim.ts): a receiver that hangs holds at most its caps of the
+ * worker's attempts, whatever its backlog.
+ */
+const DELIVERY_QUEUE: FairQueue = {
+  table: 'webhook_deliveries',
+  id: 'id',
+  due: 'next_attempt_at',
+  claimable: (q) => `${q}.state = 'PENDING' AND ${q}.ready`,
+  lane: ['source', 'subscription_id'],
+  shares: [
+    { key: (q) => `'s:' || ${q}.source || '/' || ${q}.subscription_id`, cap: '$6' },
+    { key: (q) => `'a:' || ${q}.environment || '/' || ${q}.agency_id`, cap: '$7' },
+    { key: (q) => `'h:' || ${q}.target`, cap: '$8' },
+  ],
+  turns: 1,
+};
+
+// A retry whose time has come is ready again: claims walk the lanes of ready deliveries only.
+const PROMOTE = `
+  UPDATE webhook_deliveries SET ready = true
+   WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'PENDING' AND NOT ready AND next_attempt_at <= now()
+                 ORDER BY next_attempt_at LIMIT 1000 FOR UPDATE SKIP LOCKED)`;
+
 const CLAIM = `
-  WITH due AS (
-    SELECT id FROM webhook_deliveries WHERE state = 'PENDING' AND next_attempt_at <= now()
-     ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+  WITH RECURSIVE ${fairPick(DELIVERY_QUEUE, { limit: '$3', busyKeys: '$4', busyCounts: '$5' })},
   claimed AS (
     UPDATE webhook_deliveries d
        SET attempts = d.attempts + 1, round_attempts = d.round_attempts + 1, next_attempt_at = ${LEASE_END}, claimed_by = $1
-      FROM due WHERE d.id = due.id
+      FROM picked WHERE d.id = picked.id
     RETURNING d.id, d.environment, d.agency_id, d.source, d.subscription_id, d.url, d.payload, d.secret, d.secret_header, d.headers, d.attempts,
-            d.round_attempts),
+            d.round_attempts, picked.shares),
   -- An attempt without an outcome belongs to a worker that died or could not record it. (This
   -- part sees the attempt rows as they were before the statement: not the ones it adds.)
   closed AS (
@@ -309,7 +335,8 @@ async function failed(
     return;
   }
   await client.query(
-    `UPDATE webhook_deliveries SET next_attempt_at = ${LEASE_END.replace('$2', '$3')}, round_attempts = round_attempts - $4, claimed_by = NULL
+    `UPDATE webhook_deliveries SET next_attempt_at = ${LEASE_END.replace('$2', '$3')}, ready = ($3 = 0), round_attempts = round_attempts - $4,
+                                   claimed_by = NULL
       ${GUARD} AND state = 'PENDING'`,
     [id, attempts, delay, outcome.interrupted ? 1 : 0],
   );
@@ -321,15 +348,28 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
   return {
     name: WEBHOOKS_STREAM,
     concurrency: (config: Config) => config.webhookConcurrency,
-    async claim(context, limit) {
-      const { rows } = await context.pool.query<ClaimedDelivery>({
-        name: 'webhooks.claim',
-        text: CLAIM,
-        values: [context.workerId, context.leaseSeconds, limit],
-      });
-      return rows;
+    async claim(context, limit, busy) {
+      const { webhookShares } = context.config;
+      const [, claimed] = await transaction(context.pool, [
+        { name: 'webhooks.promote', text: PROMOTE },
+        {
+          name: 'webhooks.claim',
+          text: CLAIM,
+          values: [
+            context.workerId,
+            context.leaseSeconds,
+            limit,
+            ...busyArrays(busy),
+            webhookShares.perSubscription,
+            webhookShares.perAgency,
+            webhookShares.perHost,
+          ],
+        },
+      ]);
+      return claimed.rows;
     },
     key: (delivery) => delivery.id,
+    shares: (delivery) => delivery.shares,
     async run(delivery, context) {
       const outbound = sharedOutbound(context.config, {
         ...addressPolicy(context.config, delivery.environment),
@@ -351,7 +391,7 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
     async fail(context, delivery, _error, interrupted) {
       // The attempt stays open (no outcome recorded): the next claim marks it interrupted.
       await context.pool.query(
-        `UPDATE webhook_deliveries SET next_attempt_at = ${LEASE_END}, claimed_by = NULL
+        `UPDATE webhook_deliveries SET next_attempt_at = ${LEASE_END}, ready = ($2 = 0), claimed_by = NULL
           WHERE id = $1 AND claimed_by = $3 AND attempts = $4 AND state = 'PENDING'`,
         [delivery.id, interrupted ? 0 : backoffSeconds(delivery.round_attempts), context.workerId, delivery.attempts],
       );
@@ -359,7 +399,7 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
     async nextDue(context) {
       const { rows } = await context.pool.query<{ at: Date | null }>({
         name: 'webhooks.next_due',
-        text: "SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE state = 'PENDING'",
+        text: "SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE state = 'PENDING' AND next_attempt_at > now()",
       });
       return rows[0]?.at ?? undefined;
     },

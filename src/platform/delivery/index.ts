@@ -33,6 +33,7 @@ export {
   type DeliverySources,
   type GoneContext,
 } from './deliveryStream.js';
+export { HostLimits, sharedHostLimits } from './hostLimits.js';
 export { redeliver, redeliverWebhooks, SKIP_REASONS, type Redelivery, type RedeliveryTarget, type SkippedDelivery } from './redelivery.js';
 export { deliveryDetail, type DeliveryView } from './views.js';
 export { Delivery } from './model.js';

@@ -108,7 +108,7 @@ async function reset(client: pg.ClientBase, ids: string[], skips: Map<string, st
           FOR UPDATE),
      queued AS (
        UPDATE webhook_deliveries d
-          SET state = 'PENDING', round_attempts = 0, next_attempt_at = now(), finished_at = NULL, claimed_by = NULL
+          SET state = 'PENDING', round_attempts = 0, next_attempt_at = now(), ready = true, finished_at = NULL, claimed_by = NULL
          FROM locked WHERE d.id = locked.id AND locked.skip IS NULL)
      SELECT id, skip FROM locked`,
     [ids],

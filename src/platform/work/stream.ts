@@ -31,9 +31,14 @@ export interface WorkStream<T> {
   readonly name: string;
   /** Items one worker runs at once. */
   concurrency(config: Config): number;
-  /** Up to `limit` due items, now leased to `context.workerId`. */
-  claim(context: WorkContext, limit: number): Promise<T[]>;
+  /**
+   * Up to `limit` due items, now leased to `context.workerId`, taken fairly (fairClaim.ts): `busy`
+   * counts the items the worker runs per share key, as `shares` names them.
+   */
+  claim(context: WorkContext, limit: number, busy: ReadonlyMap<string, number>): Promise<T[]>;
   key(item: T): string;
+  /** The keys of the shares of the worker's slots an item counts against while it runs (its lane, agency, host). */
+  shares(item: T): readonly string[];
   /**
    * Runs a claimed item and records its outcome, which ends the claim. Throwing means the outcome
    * could not be recorded: the item goes back to the queue (see fail).
@@ -46,7 +51,13 @@ export interface WorkStream<T> {
    * interrupted because the worker is stopping.
    */
   fail(context: WorkContext, item: T, error: unknown, interrupted: boolean): Promise<void>;
-  /** When the earliest pending item is (or was) due: a retry, a lease running out, a new item. */
+  /**
+   * The earliest time after now at which an item becomes claimable by time alone (a retry, a
+   * lease running out). A claim that came back short took everything it could: what is due and
+   * not taken waits for a share of this worker to free up (a finished item wakes the runner) or
+   * is being claimed by another worker, so the runner sleeps until then, a finished item or a
+   * notification.
+   */
   nextDue(context: WorkContext): Promise<Date | undefined>;
   /** How many items wait or run (the queue depth metric). */
   depth(pool: Pool): Promise<QueueDepth>;
@@ -78,6 +89,8 @@ const MIN_SLEEP_MS = 5;
  */
 export class StreamRunner<T> {
   private readonly running = new Map<string, { item: T; done: Promise<void> }>();
+  /** Running items per share key. */
+  private readonly busy = new Map<string, number>();
   private stopping = false;
   private wakeUp: (() => void) | undefined;
   private woken = false;
@@ -133,7 +146,7 @@ export class StreamRunner<T> {
       if (free > 0) {
         let claimed: T[] = [];
         try {
-          claimed = await this.stream.claim(this.context, free);
+          claimed = await this.stream.claim(this.context, free, this.busy);
         } catch (error) {
           this.context.logger.warn({ err: error, stream: this.name }, 'claiming work failed; trying again');
           sleepMs = CLAIM_ERROR_PAUSE_MS;
@@ -174,8 +187,15 @@ export class StreamRunner<T> {
 
   private startItem(item: T): void {
     const key = this.stream.key(item);
+    const shares = this.stream.shares(item);
+    for (const share of shares) this.busy.set(share, (this.busy.get(share) ?? 0) + 1);
     const done = this.runItem(item).finally(() => {
       this.running.delete(key);
+      for (const share of shares) {
+        const left = (this.busy.get(share) ?? 1) - 1;
+        if (left > 0) this.busy.set(share, left);
+        else this.busy.delete(share);
+      }
       this.wake();
     });
     this.running.set(key, { item, done });

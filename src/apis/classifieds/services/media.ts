@@ -7,7 +7,14 @@
  * by the platform in process, as its HTTP route would answer it.
  */
 import type { Environment } from '../../../platform/catalogue.js';
-import { OutboundError, addressPolicy, sharedOutbound, type Outbound } from '../../../platform/delivery/index.js';
+import {
+  OutboundError,
+  addressPolicy,
+  sharedHostLimits,
+  sharedOutbound,
+  type HostLimits,
+  type Outbound,
+} from '../../../platform/delivery/index.js';
 import { sampleResponse } from '../../../platform/samples/index.js';
 import type { WorkContext } from '../../../platform/work/stream.js';
 import type { MediaStatusItem } from '../model/statuses.js';
@@ -33,13 +40,24 @@ const ACCEPTED_TYPES: Record<string, (contentType: string) => boolean> = {
 
 type Outcome = Omit<MediaOutcome, 'url'>;
 
-async function download(outbound: Outbound, item: MediaItem, publicUrl: string, signal: AbortSignal): Promise<Outcome> {
+interface Downloader {
+  outbound: Outbound;
+  hosts: HostLimits;
+  /** Whose downloads these are: the host limits count per agency and host. */
+  tenant: string;
+  publicUrl: string;
+  signal: AbortSignal;
+}
+
+async function download({ outbound, hosts, tenant, publicUrl, signal }: Downloader, item: MediaItem): Promise<Outcome> {
   let response: Awaited<ReturnType<Outbound['request']>>;
   try {
     // Only what came matters (its type and size): the bytes are counted, not kept.
     response =
       sampleResponse(item.url, publicUrl) ??
-      (await outbound.request({ method: 'GET', url: item.url, maxBytes: MEDIA_MAX_BYTES, keepBody: false, signal }));
+      (await hosts.run(tenant, item.url, () =>
+        outbound.request({ method: 'GET', url: item.url, maxBytes: MEDIA_MAX_BYTES, keepBody: false, signal }),
+      ));
   } catch (error) {
     if (signal.aborted) throw error;
     const message = error instanceof OutboundError ? error.message : 'the download failed';
@@ -75,13 +93,26 @@ export function planMedia(media: readonly MediaItem[], known: readonly KnownMedi
   return { wanted, toFetch: wanted.filter((item) => byUrl.get(item.url)?.fetch_status === null) };
 }
 
-/** Downloads the media of a classified of `environment`, a few at once; each outcome in the order of `items`. */
-export async function fetchMedia(items: readonly MediaItem[], environment: Environment, context: WorkContext): Promise<MediaOutcome[]> {
-  const outbound = sharedOutbound(context.config, { ...addressPolicy(context.config, environment), userAgent: 'immogate-media/1.0' });
-  return inParallel(items, DOWNLOADS_AT_ONCE, async (item) => ({
-    url: item.url,
-    ...(await download(outbound, item, context.config.publicUrl, context.signal)),
-  }));
+/**
+ * Downloads the media of a classified of `agencyId` in `environment`, a few at once; each outcome
+ * in the order of `items`. At most MEDIA_DOWNLOADS_PER_HOST of an agency's downloads from one
+ * host run at once in a process: a host that is slow with one agency's files delays that agency
+ * only, and no agency can aim more than that at a host.
+ */
+export async function fetchMedia(
+  items: readonly MediaItem[],
+  owner: { environment: Environment; agencyId: string },
+  context: WorkContext,
+): Promise<MediaOutcome[]> {
+  const { config } = context;
+  const downloader: Downloader = {
+    outbound: sharedOutbound(config, { ...addressPolicy(config, owner.environment), userAgent: 'immogate-media/1.0' }),
+    hosts: sharedHostLimits(config, config.mediaDownloadsPerHost),
+    tenant: `${owner.environment}/${owner.agencyId}`,
+    publicUrl: config.publicUrl,
+    signal: context.signal,
+  };
+  return inParallel(items, DOWNLOADS_AT_ONCE, async (item) => ({ url: item.url, ...(await download(downloader, item)) }));
 }
 
 /**

@@ -182,7 +182,7 @@ async function processRevision(
   const plan = planMedia(classified.media ?? [], claimed.media);
   // Downloads take a while: the checking step shows meanwhile. Without downloads it commits with the outcome.
   if (plan.toFetch.length > 0) await commitProcessing(pool, { classifiedId: id, revision: revision.revision, statuses: [step] });
-  const fetched = await fetchMedia(plan.toFetch, revision.environment, context);
+  const fetched = await fetchMedia(plan.toFetch, { environment: revision.environment, agencyId: revision.agency_id }, context);
   // Later revisions of this run see what this one downloaded.
   for (const result of fetched) {
     const row = claimed.media.find((known) => known.url === result.url);

@@ -1,0 +1,240 @@
+/*
+ * The noisy neighbour: what agency B sees of immogate alone, then beside agency A, whose lead
+ * receiver hangs and whose media host answers in 3 s, both measured in the same run on the same
+ * server+worker child.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PROCESSING_STREAM as PROCESS_TASK } from '../../src/apis/classifieds/jobs.js';
+import { WEBHOOKS_STREAM as DELIVER_WEBHOOK } from '../../src/platform/delivery/index.js';
+import { wallClock } from '../clock.js';
+import type { Measurement } from '../driver.js';
+import { startWorkerChild } from '../endToEnd.js';
+import { acknowledgedRate, loadAtFixedRate } from '../fixedRate.js';
+import { ask } from '../ipc.js';
+import { dropPendingJobs, pendingJobs } from '../jobs.js';
+import type { Receipt } from '../loopback.js';
+import { spread, type Spread } from '../percentiles.js';
+import type { RateLoad, RateResult } from '../rate.js';
+import { warmUp } from '../warmUp.js';
+import { USER_AGENT, type Context, type Row, type Scenario } from './types.js';
+
+const A = 'noisy-a';
+const B = 'noisy-b';
+const LEADS = '/seeker-leads/v1';
+const CAAS = '/caas/v4';
+/** B's load, as the issue asks: 20 leads and 5 classifieds a second. */
+const B_LEADS_PER_SECOND = 20;
+const B_CLASSIFIEDS_PER_SECOND = 5;
+/** A's: heavy, and all of it stuck (every lead to a receiver that hangs, every picture from a 3-second host). */
+const A_LEADS_PER_SECOND = Number(process.env.BENCH_NOISY_A_LEADS ?? 100);
+const A_CLASSIFIEDS_PER_SECOND = Number(process.env.BENCH_NOISY_A_CLASSIFIEDS ?? 20);
+/** A starts this long before B is measured beside it, so that B meets A's backlog, not its first seconds. */
+const HEAD_START_SECONDS = 5;
+/** How long after B's load stops its deliveries and classifieds may still finish before they count as lost. */
+const GRACE_MS = 10_000;
+const TERMINAL = ['CREATED', 'CREATED_WITH_MEDIA_ERROR', 'CREATING_FAILED'];
+/** What B's p99 beside A may be, at most, as a multiple of B's p99 alone. */
+const TARGET_RATIO = 2;
+
+type Path = 'leadPost' | 'leadDelivery' | 'classifiedPost' | 'processing';
+const PATHS: Record<Path, string> = {
+  leadPost: 'lead POST answer',
+  leadDelivery: 'lead POST to webhook',
+  classifiedPost: 'classified POST answer',
+  processing: 'classified POST to terminal status',
+};
+
+interface BFigures {
+  paths: Record<Path, Spread>;
+  /** B's leads acknowledged per second. */
+  leadsPerSecond: number;
+  errors: number;
+  lost: number;
+}
+
+async function call(base: string, token: string, path: string, body: unknown): Promise<void> {
+  const response = await fetch(`${base}${LEADS}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 201) throw new Error(`subscribing failed: ${response.status} ${await response.text()}`);
+}
+
+/** Terminal status dates (epoch ms) of B's classifieds of this measurement, by offererEstateId. */
+async function terminalDates(context: Context, prefix: string): Promise<Map<string, number>> {
+  const { rows } = await context.pool.query<{ key: string; at: number }>(
+    `SELECT c.offerer_estate_id AS key, extract(epoch FROM min(t.status_date))::float8 * 1000 AS at
+       FROM classifieds c JOIN classified_statuses t ON t.classified_id = c.id AND t.revision = 1 AND t.status = ANY($3::text[])
+      WHERE c.environment = 'production' AND c.agency_id = $1 AND starts_with(c.offerer_estate_id, $2)
+      GROUP BY c.offerer_estate_id`,
+    [B, `${prefix}-`, TERMINAL],
+  );
+  return new Map(rows.map((row) => [row.key, row.at]));
+}
+
+function ok(result: RateResult) {
+  return result.sent.filter((sent) => sent.status >= 200 && sent.status < 300);
+}
+
+export const noisy: Scenario = {
+  name: 'noisy',
+  about: `agency B (${B_LEADS_PER_SECOND} leads/s, ${B_CLASSIFIEDS_PER_SECOND} classifieds/s) alone, then beside agency A (${A_LEADS_PER_SECOND} leads/s to a receiver that hangs, ${A_CLASSIFIEDS_PER_SECOND} classifieds/s with pictures from a 3-second host), server+worker child: B's p99 of each path beside A against alone`,
+  target: `B's p99 beside A <= ${TARGET_RATIO} x alone, on every path`,
+  ratios: false,
+  runs: 1,
+  seconds: 30,
+  async setup(context) {
+    const { loopback, immogate, stop } = await startWorkerChild(context, PROCESS_TASK, 'noisy');
+    try {
+      await dropPendingJobs(context.pool, DELIVER_WEBHOOK);
+      const token = (agency: string, root: string, scopes: string[]) => context.issueToken(immogate.address, { root, agency, scopes });
+      const [aLeads, aCaas, bLeads, bCaas] = await Promise.all([
+        token(A, LEADS, ['leads:*']),
+        token(A, CAAS, ['caas:*']),
+        token(B, LEADS, ['leads:*']),
+        token(B, CAAS, ['caas:*']),
+      ]);
+      await call(immogate.address, aLeads, '/webhook/subscriptions', {
+        url: `${loopback.address}/hang/a`,
+        apiKey: 'noisy-a-api-key-0123456789',
+      });
+      await call(immogate.address, bLeads, '/webhook/subscriptions', {
+        url: `${loopback.address}/hooks/b`,
+        apiKey: 'noisy-b-api-key-0123456789',
+      });
+
+      const headers = (bearer: string) => ({
+        authorization: `Bearer ${bearer}`,
+        'user-agent': USER_AGENT,
+        'content-type': 'application/json',
+      });
+      const load = (bearer: string, path: string, body: RateLoad['body'], rate: number): Omit<RateLoad, 'seconds' | 'prefix'> => ({
+        url: immogate.address,
+        path,
+        headers: headers(bearer),
+        body,
+        rate,
+        connections: 20,
+      });
+      const bLeadLoad = load(bLeads, `${LEADS}/leads`, { kind: 'lead' }, B_LEADS_PER_SECOND);
+      const bClassifiedLoad = load(
+        bCaas,
+        `${CAAS}/classifieds`,
+        { kind: 'classified', mediaBase: `${loopback.address}/media`, publishable: true },
+        B_CLASSIFIEDS_PER_SECOND,
+      );
+      const aLeadLoad = load(aLeads, `${LEADS}/leads`, { kind: 'lead' }, A_LEADS_PER_SECOND);
+      const aClassifiedLoad = load(
+        aCaas,
+        `${CAAS}/classifieds`,
+        { kind: 'classified', mediaBase: `${loopback.address}/slow-media`, publishable: true },
+        A_CLASSIFIEDS_PER_SECOND,
+      );
+      await warmUp(context.pool, bLeadLoad, DELIVER_WEBHOOK, 'noisy (B leads)');
+      await warmUp(context.pool, bClassifiedLoad, PROCESS_TASK, 'noisy (B classifieds)');
+
+      /** B's load for `seconds`, then the wait for its deliveries and classifieds; B's figures. */
+      const measureB = async (seconds: number, label: string): Promise<BFigures> => {
+        const prefix = `noisy-${label}-${Date.now()}`;
+        await ask(loopback.child, 'receipts');
+        const [leads, classifieds] = await Promise.all([
+          loadAtFixedRate({ ...bLeadLoad, seconds, prefix: `${prefix}-l` }),
+          loadAtFixedRate({ ...bClassifiedLoad, seconds, prefix: `${prefix}-c` }),
+        ]);
+        const leadsOk = new Map(ok(leads).map((sent) => [sent.key, sent]));
+        const classifiedsOk = new Map(ok(classifieds).map((sent) => [sent.key, sent]));
+        const receipts = new Map<string, Receipt>();
+        let terminal = new Map<string, number>();
+        const graceStart = Date.now();
+        for (;;) {
+          const answer = await ask<{ receipts: Receipt[] }>(loopback.child, 'receipts');
+          for (const receipt of answer.receipts) if (receipt.hook === 'b' && leadsOk.has(receipt.key)) receipts.set(receipt.key, receipt);
+          terminal = await terminalDates(context, `${prefix}-c`);
+          const done = receipts.size >= leadsOk.size && terminal.size >= classifiedsOk.size;
+          if (done || Date.now() - graceStart > GRACE_MS) break;
+          await sleep(250);
+        }
+        // What never finished counts with the time it had waited when the grace ended: the percentiles are then lower bounds.
+        const graceEnd = wallClock();
+        const since = (sent: { sentAt: number }, at: number | undefined) => (at ?? graceEnd) - sent.sentAt;
+        const lost =
+          [...leadsOk.keys()].filter((key) => !receipts.has(key)).length +
+          [...classifiedsOk.keys()].filter((key) => !terminal.has(key)).length;
+        return {
+          paths: {
+            leadPost: spread([...leadsOk.values()].map((sent) => sent.answeredAt - sent.sentAt)),
+            leadDelivery: spread([...leadsOk.entries()].map(([key, sent]) => since(sent, receipts.get(key)?.at))),
+            classifiedPost: spread([...classifiedsOk.values()].map((sent) => sent.answeredAt - sent.sentAt)),
+            processing: spread([...classifiedsOk.entries()].map(([key, sent]) => since(sent, terminal.get(key)))),
+          },
+          leadsPerSecond: acknowledgedRate(leads.sent, [...leadsOk.values()]),
+          errors: leads.sent.length - leadsOk.size + classifieds.sent.length - classifiedsOk.size,
+          lost,
+        };
+      };
+
+      const run = async (seconds: number): Promise<Measurement> => {
+        process.stderr.write(`noisy: B alone for ${seconds} s\n`);
+        const alone = await measureB(seconds, 'alone');
+        process.stderr.write(`noisy: A for ${HEAD_START_SECONDS} s, then B beside A for ${seconds} s\n`);
+        const aPrefix = `noisy-a-${Date.now()}`;
+        const aSeconds = HEAD_START_SECONDS + seconds;
+        const aLoad = Promise.all([
+          loadAtFixedRate({ ...aLeadLoad, seconds: aSeconds, prefix: `${aPrefix}-l` }),
+          loadAtFixedRate({ ...aClassifiedLoad, seconds: aSeconds, prefix: `${aPrefix}-c` }),
+        ]);
+        await sleep(HEAD_START_SECONDS * 1000);
+        const beside = await measureB(seconds, 'beside');
+        const [aLeadRun, aClassifiedRun] = await aLoad;
+        const aBacklog = {
+          deliveries: await pendingJobs(context.pool, DELIVER_WEBHOOK),
+          classifieds: await pendingJobs(context.pool, PROCESS_TASK),
+        };
+        const ratios = Object.fromEntries(
+          (Object.keys(PATHS) as Path[]).map((path) => [path, Math.round((beside.paths[path].p99 / alone.paths[path].p99) * 100) / 100]),
+        );
+        for (const path of Object.keys(PATHS) as Path[]) {
+          const [a, b] = [alone.paths[path], beside.paths[path]];
+          process.stderr.write(
+            `noisy: ${PATHS[path]}: alone p50 ${a.p50} ms, p99 ${a.p99} ms; beside A p50 ${b.p50} ms, p99 ${b.p99} ms: p99 x${ratios[path]} (target <= ${TARGET_RATIO})\n`,
+          );
+        }
+        return {
+          rps: beside.leadsPerSecond,
+          p50: beside.paths.leadDelivery.p50,
+          p99: beside.paths.leadDelivery.p99,
+          max: beside.paths.leadDelivery.max,
+          errors: alone.errors + beside.errors,
+          total: 0,
+          lost: alone.lost + beside.lost,
+          backlog: aBacklog.deliveries + aBacklog.classifieds,
+          details: {
+            alone,
+            beside,
+            p99BesideOverAlone: ratios,
+            a: {
+              leadsPerSecond: A_LEADS_PER_SECOND,
+              classifiedsPerSecond: A_CLASSIFIEDS_PER_SECOND,
+              leadsAcknowledged: ok(aLeadRun).length,
+              classifiedsAcknowledged: ok(aClassifiedRun).length,
+              backlogAtEnd: aBacklog,
+            },
+          },
+        };
+      };
+      return { run, stop };
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+  },
+  note(row: Row) {
+    const details = row.runs[0]?.details as { p99BesideOverAlone?: Record<Path, number> } | undefined;
+    const ratios = details?.p99BesideOverAlone;
+    if (!ratios) return undefined;
+    const worst = Math.max(...Object.values(ratios));
+    const each = (Object.keys(PATHS) as Path[]).map((path) => `${PATHS[path]} x${ratios[path]}`).join(', ');
+    return `B's p99 beside A over alone: ${each}; worst x${worst} (target <= ${TARGET_RATIO}: ${worst <= TARGET_RATIO ? 'met' : 'missed'})`;
+  },
+};
