@@ -101,7 +101,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   }
   await app.register(
     async (admin) => {
-      installAdminGuard(admin, config.adminToken);
+      installAdminGuard(admin, { adminToken: config.adminToken, pool, limits: config.authFailureLimits });
       await operatorRoutes(admin.withTypeProvider<TypeBoxTypeProvider>(), { config, pool, logger, modules: deps.apis });
     },
     { prefix: '/admin' },

@@ -48,7 +48,7 @@ export interface Config {
   readonly secretsKey: string | undefined;
   /** Keys secrets may still be sealed with while a rotation rolls out. */
   readonly secretsKeyPrevious: readonly string[];
-  /** Failed client authentications per client id and per address in a window before the token endpoint answers 429. */
+  /** Failed client authentications per client id and per address (wrong ADMIN_TOKENs per address) in a window before 429. */
   readonly authFailureLimits: Readonly<AuthFailureLimits>;
   /** Seconds in-flight requests get to finish on shutdown. */
   readonly shutdownGraceSeconds: number;
@@ -262,6 +262,7 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
     authFailureLimits: Object.freeze({
       perClient: integer(env, 'AUTH_FAILURES_PER_CLIENT', 10, 1, 1_000_000),
       perAddress: integer(env, 'AUTH_FAILURES_PER_ADDRESS', 100, 1, 1_000_000),
+      adminTokenPerAddress: integer(env, 'ADMIN_TOKEN_FAILURES_PER_ADDRESS', 10, 1, 1_000_000),
       windowSeconds: integer(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     }),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
