@@ -135,6 +135,12 @@ async function mountApi(app: FastifyInstance, descriptor: ApiDescriptor, module:
   await module.consoleRoutes?.(typed, apiDeps);
   const sources = deliverySourcesOf(modules);
   for (const [source, hooks] of Object.entries(module.deliverySources ?? {})) {
-    await tenantDeliveryRoutes(typed, { pool, source, scope: hooks.scope, sources });
+    await tenantDeliveryRoutes(typed, {
+      pool,
+      source,
+      scope: hooks.scope,
+      sources,
+      redeliveriesPerMinute: config.rateLimits.redeliveriesPerMinute,
+    });
   }
 }
