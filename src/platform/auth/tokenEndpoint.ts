@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics.js';
 import { findActiveClient, recordIssuance, type Client, type ClientCredentials } from './clients.js';
 import type { KeyStore } from './keys.js';
 import { grantsAny, parseScopes } from './scopes.js';
+import { sendNoStore } from '../http/noStore.js';
 import { Problem } from '../http/problems.js';
 import { lockedFor, recordFailure, type AuthFailureLimits } from './authFailures.js';
 import { verifySecret } from './secrets.js';
@@ -260,6 +261,8 @@ export interface TokenEndpointOptions {
 export async function tokenEndpoint(app: FastifyInstance, options: TokenEndpointOptions): Promise<void> {
   const known = audiences(options.publicUrl);
   await app.register(formbody);
+  // RFC 6749 section 5.1 asks it of answers carrying a token; an error too may repeat what was sent.
+  sendNoStore(app);
 
   // Parse failures of this route answer in the OAuth shape too, not as problems.
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
