@@ -54,14 +54,6 @@ function callerKey(request: FastifyRequest): string {
   return tenant ? `${tenant.environment}|${tenant.clientId}|${tenant.agencyId}` : `ip|${request.ip}`;
 }
 
-function windowOf(request: FastifyRequest): string {
-  const options = request.routeOptions.config.rateLimit;
-  const timeWindow = options ? options.timeWindow : undefined;
-  if (timeWindow === MINUTE_MS) return 'minute';
-  if (typeof timeWindow === 'number') return `${timeWindow} ms`;
-  return typeof timeWindow === 'string' ? timeWindow : 'minute';
-}
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Whose budget a perMinute route counts against, as its 429 names it. */
@@ -70,6 +62,14 @@ declare module 'fastify' {
 }
 
 const MINUTE_MS = 60_000;
+
+function windowOf(request: FastifyRequest): string {
+  const options = request.routeOptions.config.rateLimit;
+  const timeWindow = options ? options.timeWindow : undefined;
+  if (timeWindow === MINUTE_MS) return 'minute';
+  if (typeof timeWindow === 'number') return `${timeWindow} ms`;
+  return typeof timeWindow === 'string' ? timeWindow : 'minute';
+}
 
 /** Whose budget a limit is: the token's client (in its environment), a webhook subscription, or the operator's address. */
 export type LimitedPer = 'client' | 'subscription' | 'operator';
