@@ -14,6 +14,7 @@ import { tokenEndpoint } from './platform/auth/tokenEndpoint.js';
 import type { Pool } from './platform/db/pool.js';
 import { answerClientError, installErrorHandling, sendProblem, toProblem } from './platform/http/errors.js';
 import { installOpenApi, openApiRoute } from './platform/http/openapi.js';
+import { sendNoStore } from './platform/http/noStore.js';
 import { serviceUnavailable } from './platform/http/problems.js';
 import { installRateLimiting } from './platform/http/rateLimit.js';
 import { installRequestDeadlines, limitConnections } from './platform/http/slowClients.js';
@@ -101,7 +102,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   }
   await app.register(
     async (admin) => {
-      installAdminGuard(admin, config.adminToken);
+      sendNoStore(admin);
+      installAdminGuard(admin, { adminToken: config.adminToken, pool, limits: config.authFailureLimits });
       await operatorRoutes(admin.withTypeProvider<TypeBoxTypeProvider>(), { config, pool, logger, modules: deps.apis });
     },
     { prefix: '/admin' },
@@ -113,6 +115,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     for (const environment of ENVIRONMENTS) {
       await app.register(
         async (scoped) => {
+          if (api.personalData) sendNoStore(scoped);
           installGuard(scoped, api, environment, { pool, keys, publicUrl: config.publicUrl });
           openApiRoute(scoped, api, document);
           if (module) await module.routes(scoped.withTypeProvider<TypeBoxTypeProvider>(), { config, pool, logger });

@@ -281,14 +281,27 @@ export function buildCli(): Command {
     });
   clients
     .command('rotate-secret <clientId>')
-    .description('replace the secret of a client; prints the new one once')
-    .action(async (clientId: string) => {
-      const result = await withDatabase(loadConfig(), (pool) => rotateSecret(pool, clientId));
+    .description(
+      "replace the secret of a client and end its console sessions; prints the new secret once. The client's tokens live on until they expire unless --revoke-tokens",
+    )
+    .option('--revoke-tokens', 'also refuse every token the client was issued before, on every server within 10 seconds', false)
+    .action(async (clientId: string, options: { revokeTokens: boolean }) => {
+      const result = await withDatabase(loadConfig(), (pool) => rotateSecret(pool, clientId, { revokeTokens: options.revokeTokens }));
       if (!result) throw new CliError(`no client ${clientId}`);
+      const sessions = `${result.consoleSessionsEnded} console session(s) ended.`;
       print(
         json(),
-        { client_id: clientId, client_secret: result.secret },
-        () => `client_secret  ${result.secret}\n\nThe old secret no longer works.`,
+        {
+          client_id: clientId,
+          client_secret: result.secret,
+          tokens_revoked: result.tokensRevoked,
+          console_sessions_ended: result.consoleSessionsEnded,
+        },
+        () =>
+          `client_secret  ${result.secret}\n\nThe old secret no longer works; ${sessions}\n` +
+          (result.tokensRevoked
+            ? 'Every token issued before is refused within 10 seconds.'
+            : 'Tokens already issued work until they expire (24 h at most); --revoke-tokens refuses them.'),
       );
     });
   clients

@@ -9,7 +9,7 @@
 import type { Config } from './config.js';
 import { messageOf } from './platform/caught.js';
 import { apiById, audiences, type ApiDescriptor, type Environment } from './platform/catalogue.js';
-import { listClients, type Client } from './platform/auth/clients.js';
+import { findActiveClient, listClients, type Client } from './platform/auth/clients.js';
 import { KeyStore } from './platform/auth/keys.js';
 import { OAuthError, grantToken, type TokenAnswer } from './platform/auth/tokenEndpoint.js';
 import type { Pool } from './platform/db/pool.js';
@@ -104,7 +104,10 @@ export async function mintToken(
   wanted: WantedToken,
   clientId?: string,
 ): Promise<{ answer: TokenAnswer; clientId: string }> {
-  const client = chooseClient(await listClients(pool), wanted, clientId);
+  const chosen = chooseClient(await listClients(pool), wanted, clientId);
+  // Read again with what a token needs of it (its token generation), as the token endpoint reads it.
+  const client = await findActiveClient(pool, chosen.clientId);
+  if (!client) throw new TokenError(`no active client ${chosen.clientId}`);
   const keys = await KeyStore.open(pool, sealerFor(config));
   const params: Record<string, string> = { intermediary_id: wanted.agency, ...(wanted.scope === undefined ? {} : { scope: wanted.scope }) };
   try {

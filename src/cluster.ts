@@ -17,7 +17,16 @@ import net from 'node:net';
 import { loadConfig, type Config } from './config.js';
 import { createPool } from './platform/db/pool.js';
 import { loggerFor, type Logger } from './platform/log.js';
-import { devModeMessage, ensureDemoClient, firstRunMessage, listenError, openDatabase, prepareDatabase, type Database } from './runtime.js';
+import {
+  devModeMessage,
+  ensureDemoClient,
+  firstRunMessage,
+  listenError,
+  openDatabase,
+  prepareDatabase,
+  secureDataDir,
+  type Database,
+} from './runtime.js';
 
 /** A child tells the primary its server listens and its worker runs. */
 const READY = 'immogate:ready';
@@ -99,6 +108,7 @@ class Primary {
   ) {}
 
   async start(): Promise<void> {
+    await secureDataDir(this.config, this.logger);
     this.database = await openDatabase(this.config);
     try {
       await this.prepare(this.database);

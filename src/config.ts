@@ -54,14 +54,25 @@ export interface Config {
   readonly secretsKey: string | undefined;
   /** Keys secrets may still be sealed with while a rotation rolls out. */
   readonly secretsKeyPrevious: readonly string[];
-  /** Failed client authentications per client id and per address in a window before the token endpoint answers 429. */
+  /** Failed client authentications per client id and per address (wrong ADMIN_TOKENs per address) in a window before 429. */
   readonly authFailureLimits: Readonly<AuthFailureLimits>;
+  /** Requests per minute the expensive extension routes allow (rateLimit.ts, perMinute). */
+  readonly rateLimits: Readonly<ExtensionRateLimits>;
   /** Seconds in-flight requests get to finish on shutdown. */
   readonly shutdownGraceSeconds: number;
   /** Bearer token of the operator endpoints under /admin; unset, they do not exist. */
   readonly adminToken: string | undefined;
   /** The S3-compatible blob store for uploaded media; unset, blobs live under `dataDir`/blobs. */
   readonly s3: S3Config | undefined;
+}
+
+export interface ExtensionRateLimits {
+  /** POST …/classifieds/validate and POST …/listings/validate, each, per client and environment. */
+  validationsPerMinute: number;
+  /** Test events per webhook subscription. */
+  testEventsPerMinute: number;
+  /** Redeliveries per client and environment (the console's), or per operator address (/admin). */
+  redeliveriesPerMinute: number;
 }
 
 export interface S3Config {
@@ -275,7 +286,13 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
     authFailureLimits: Object.freeze({
       perClient: integer(env, 'AUTH_FAILURES_PER_CLIENT', 10, 1, 1_000_000),
       perAddress: integer(env, 'AUTH_FAILURES_PER_ADDRESS', 100, 1, 1_000_000),
+      adminTokenPerAddress: integer(env, 'ADMIN_TOKEN_FAILURES_PER_ADDRESS', 10, 1, 1_000_000),
       windowSeconds: integer(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
+    }),
+    rateLimits: Object.freeze({
+      validationsPerMinute: integer(env, 'VALIDATIONS_PER_MINUTE', 60, 1, 1_000_000),
+      testEventsPerMinute: integer(env, 'TEST_EVENTS_PER_MINUTE', 10, 1, 1_000_000),
+      redeliveriesPerMinute: integer(env, 'REDELIVERIES_PER_MINUTE', 30, 1, 1_000_000),
     }),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
     adminToken: adminToken(env),

@@ -9,7 +9,7 @@ import { buildApp } from './app.js';
 import { ConfigError, type Config } from './config.js';
 import { createClient } from './platform/auth/clients.js';
 import { KeyStore } from './platform/auth/keys.js';
-import { sealerFor } from './platform/secrets/sealer.js';
+import { keyFilePath, sealerFor } from './platform/secrets/sealer.js';
 import { PLATFORM_SEALED_COLUMNS, sealStoredSecrets, type SealedColumn } from './platform/secrets/stored.js';
 import { embeddedClusterExists, openEmbedded } from './platform/db/embedded.js';
 import { migrate } from './platform/db/migrate.js';
@@ -21,6 +21,7 @@ import { API_MODULES } from './apis/index.js';
 import { PLATFORM_TASKS } from './platform/work/tasks.js';
 import { startWorker, type Worker } from './platform/work/worker.js';
 import { messageOf, codeOf } from './platform/caught.js';
+import { tightenDataDir } from './platform/dataDir.js';
 
 export interface Database {
   url: string;
@@ -65,6 +66,20 @@ export async function openDatabase(config: Config, options: { existing?: boolean
     description: `embedded PostgreSQL in ${config.dataDir}${embedded.owned ? '' : ' (joined the running one)'}`,
     close: () => embedded.stop(),
   };
+}
+
+/**
+ * What a start does to DATA_DIR before anything else: takes group and other access away from what
+ * an earlier version (or a copy, or a restore) left readable (dataDir.ts), and says so. The key
+ * files are left as they are: one others could read may have been copied, so it is refused at
+ * start (sealer.ts) for the operator to decide, as ssh refuses such keys, not quietly made private.
+ */
+export async function secureDataDir(config: Config, logger: Logger): Promise<void> {
+  const leave = ['', '.next', '.previous'].map((suffix) => keyFilePath(config.dataDir, suffix));
+  const changed = await tightenDataDir(config.dataDir, { embedded: config.databaseUrl === undefined, leave });
+  if (changed.length > 0) {
+    logger.warn({ dataDir: config.dataDir, tightened: changed.length }, 'took group and other access away from files under DATA_DIR');
+  }
 }
 
 export const DEMO_INTERMEDIARY = 'demo-agency';
@@ -156,6 +171,7 @@ export async function startServices(
   roles: { server: boolean; worker: boolean },
   options: { apis?: readonly ApiModule[]; onFirstRun?: (message: string) => void } = {},
 ): Promise<Services> {
+  await secureDataDir(config, logger);
   const database = await openDatabase(config);
   const pools: Pool[] = [];
   let app: FastifyInstance | undefined;

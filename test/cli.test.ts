@@ -11,7 +11,9 @@ import { listClients } from '../src/platform/auth/clients.js';
 import { verifySecret } from '../src/platform/auth/secrets.js';
 import { listMigrations } from '../src/platform/db/migrate.js';
 import { createPool } from '../src/platform/db/pool.js';
+import { ConsoleSession } from './fixtures/console.js';
 import {
+  assertProblem,
   createTestDatabase,
   freePort,
   http,
@@ -117,6 +119,7 @@ describe('immogate clients', () => {
         created_at: undefined,
         secret_rotated_at: null,
         disabled_at: null,
+        token_generation: 0,
       },
     );
   });
@@ -235,7 +238,12 @@ describe('immogate clients', () => {
   it('rotate-secret prints a new secret; the old one stops working', async () => {
     const output = (await cliJson(['clients', 'rotate-secret', created.clientId])) as Record<string, string>;
     assert.match(output.client_secret as string, /^[A-Za-z0-9_-]{43}$/);
-    assert.deepEqual(output, { client_id: created.clientId, client_secret: output.client_secret });
+    assert.deepEqual(output, {
+      client_id: created.clientId,
+      client_secret: output.client_secret,
+      tokens_revoked: false,
+      console_sessions_ended: 0,
+    });
     assert.notEqual(output.client_secret, created.secret);
 
     const old = await tokenRequest(created);
@@ -249,13 +257,73 @@ describe('immogate clients', () => {
     created = rotated;
   });
 
-  it('rotate-secret without --json says the old secret no longer works', async () => {
+  it('rotate-secret without --json says the old secret no longer works, and what becomes of the tokens', async () => {
     const result = await cli(['clients', 'rotate-secret', created.clientId]);
     assert.equal(result.stderr, '');
     assert.equal(result.code, 0);
     const secret = /^client_secret {2}(\S+)$/m.exec(result.stdout)?.[1] as string;
-    assert.equal(result.stdout, `client_secret  ${secret}\n\nThe old secret no longer works.\n`);
+    assert.equal(
+      result.stdout,
+      `client_secret  ${secret}\n\nThe old secret no longer works; 0 console session(s) ended.\n` +
+        'Tokens already issued work until they expire (24 h at most); --revoke-tokens refuses them.\n',
+    );
     created = { clientId: created.clientId, secret };
+  });
+
+  it('rotate-secret --revoke-tokens: the tokens issued before are refused, one issued after works; the console sessions end', async () => {
+    const before = (await tokenRequest(created)).body as { access_token: string };
+    const call = (token: string) => http('GET', `${server.base}/caas/v4/classifieds`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal((await call(before.access_token)).status, 200);
+    const session = await ConsoleSession.asClient(server.base, created, 'agency-a');
+
+    const output = (await cliJson(['clients', 'rotate-secret', created.clientId, '--revoke-tokens'])) as Record<string, unknown>;
+    assert.deepEqual(output, {
+      client_id: created.clientId,
+      client_secret: output.client_secret,
+      tokens_revoked: true,
+      console_sessions_ended: 1,
+    });
+    created = { clientId: created.clientId, secret: output.client_secret as string };
+    const after = (await tokenRequest(created)).body as { access_token: string };
+    assert.equal((await call(after.access_token)).status, 200);
+    // The server had the client's generation in memory: the newer token made it read it again.
+    assertProblem(
+      await call(before.access_token),
+      401,
+      'Unauthorized',
+      "The access token is not valid: it was revoked when its client's secret was rotated",
+    );
+    assertProblem(await session.request('GET', '/session'), 401, 'Unauthorized', 'Sign in to the console first');
+
+    const human = await cli(['clients', 'rotate-secret', created.clientId, '--revoke-tokens']);
+    assert.equal(human.code, 0, human.stderr);
+    const secret = /^client_secret {2}(\S+)$/m.exec(human.stdout)?.[1] as string;
+    assert.equal(
+      human.stdout,
+      `client_secret  ${secret}\n\nThe old secret no longer works; 0 console session(s) ended.\nEvery token issued before is refused within 10 seconds.\n`,
+    );
+    created = { clientId: created.clientId, secret };
+  });
+
+  it('rotate-secret --help names --revoke-tokens', async () => {
+    const result = await cli(['clients', 'rotate-secret', '--help']);
+    assert.equal(result.code, 0);
+    assert.equal(
+      result.stdout,
+      [
+        'Usage: immogate clients rotate-secret [options] <clientId>',
+        '',
+        'replace the secret of a client and end its console sessions; prints the new',
+        "secret once. The client's tokens live on until they expire unless",
+        '--revoke-tokens',
+        '',
+        'Options:',
+        '  --revoke-tokens  also refuse every token the client was issued before, on',
+        '                   every server within 10 seconds (default: false)',
+        '  -h, --help       display help for command',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('disable refuses the client at the token endpoint', async () => {

@@ -61,7 +61,8 @@ describe('loadConfig', () => {
       httpMaxConnections: 10_000,
       secretsKey: undefined,
       secretsKeyPrevious: [],
-      authFailureLimits: { perClient: 10, perAddress: 100, windowSeconds: 60 },
+      authFailureLimits: { perClient: 10, perAddress: 100, adminTokenPerAddress: 10, windowSeconds: 60 },
+      rateLimits: { validationsPerMinute: 60, testEventsPerMinute: 10, redeliveriesPerMinute: 30 },
       shutdownGraceSeconds: 10,
       adminToken: undefined,
       s3: undefined,
@@ -102,6 +103,10 @@ describe('loadConfig', () => {
       AUTH_FAILURES_PER_CLIENT: '5',
       AUTH_FAILURES_PER_ADDRESS: '50',
       AUTH_FAILURE_WINDOW_SECONDS: '300',
+      ADMIN_TOKEN_FAILURES_PER_ADDRESS: '3',
+      VALIDATIONS_PER_MINUTE: '120',
+      TEST_EVENTS_PER_MINUTE: '5',
+      REDELIVERIES_PER_MINUTE: '1000000',
       SHUTDOWN_GRACE_SECONDS: '0',
       ADMIN_TOKEN: 'an-operator-token-of-some-length',
     });
@@ -130,7 +135,8 @@ describe('loadConfig', () => {
       httpMaxConnections: 500,
       secretsKey: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
       secretsKeyPrevious: ['3031323334353637383961626364656630313233343536373839616263646566'],
-      authFailureLimits: { perClient: 5, perAddress: 50, windowSeconds: 300 },
+      authFailureLimits: { perClient: 5, perAddress: 50, adminTokenPerAddress: 3, windowSeconds: 300 },
+      rateLimits: { validationsPerMinute: 120, testEventsPerMinute: 5, redeliveriesPerMinute: 1_000_000 },
       shutdownGraceSeconds: 0,
       adminToken: 'an-operator-token-of-some-length',
       s3: undefined,
@@ -200,6 +206,10 @@ describe('loadConfig', () => {
       [{ BODY_LIMIT_BYTES: '10' }, 'BODY_LIMIT_BYTES', 'must be between 1024 and 104857600, got 10'],
       [{ SHUTDOWN_GRACE_SECONDS: '1e3' }, 'SHUTDOWN_GRACE_SECONDS', 'must be a whole number, got "1e3"'],
       [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN', 'must be at least 24 characters without spaces'],
+      [{ ADMIN_TOKEN_FAILURES_PER_ADDRESS: '0' }, 'ADMIN_TOKEN_FAILURES_PER_ADDRESS', 'must be between 1 and 1000000, got 0'],
+      [{ VALIDATIONS_PER_MINUTE: 'lots' }, 'VALIDATIONS_PER_MINUTE', 'must be a whole number, got "lots"'],
+      [{ TEST_EVENTS_PER_MINUTE: '0' }, 'TEST_EVENTS_PER_MINUTE', 'must be between 1 and 1000000, got 0'],
+      [{ REDELIVERIES_PER_MINUTE: '1000001' }, 'REDELIVERIES_PER_MINUTE', 'must be between 1 and 1000000, got 1000001'],
     ];
     for (const [env, variable, message] of cases) {
       it(`${Object.keys(env)[0]}=${Object.values(env)[0]}`, () => {

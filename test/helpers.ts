@@ -19,6 +19,7 @@ import { Sealer, parseKey } from '../src/platform/secrets/sealer.js';
 import { WEBHOOK_SECRET } from '../src/platform/secrets/stored.js';
 import { Problem } from '../src/platform/http/problems.js';
 import { createLogger } from '../src/platform/log.js';
+import type { DestinationStream } from 'pino';
 import { startServices, type Services } from '../src/runtime.js';
 
 /** The repository's root (this file runs from dist/test/), for the files tests read as data. */
@@ -95,7 +96,14 @@ export interface TestServer {
 /** immogate (server and worker) on a free loopback port, on `database`. */
 export async function startTestServer(
   database: TestDatabase,
-  options: { env?: Record<string, string>; config?: ConfigOptions; apis?: readonly ApiModule[]; worker?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    config?: ConfigOptions;
+    apis?: readonly ApiModule[];
+    worker?: boolean;
+    /** Where its log lines go (LOG_LEVEL decides which); none by default. */
+    logTo?: DestinationStream;
+  } = {},
 ): Promise<TestServer> {
   const port = await freePort();
   const config = loadConfig(
@@ -112,7 +120,7 @@ export async function startTestServer(
   );
   const services = await startServices(
     config,
-    createLogger(config),
+    createLogger(config, options.logTo),
     { server: true, worker: options.worker ?? false },
     {
       apis: options.apis,
@@ -338,6 +346,21 @@ export async function assertRateLimited(send: () => Promise<HttpResult>, okStatu
   return passed;
 }
 
+/** The log lines a test server writes, parsed: give `stream` as useServer's logTo. */
+export class CapturedLogs {
+  readonly lines: Record<string, unknown>[] = [];
+  readonly stream: DestinationStream = {
+    write: (line: string) => {
+      this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    },
+  };
+
+  /** The lines with message `msg`, in order. */
+  withMessage(msg: string): Record<string, unknown>[] {
+    return this.lines.filter((line) => line.msg === msg);
+  }
+}
+
 /** What useServer gives a test file. */
 export interface ServerFixture {
   readonly database: TestDatabase;
@@ -359,6 +382,8 @@ export interface ServerFixtureOptions {
   apis?: readonly ApiModule[];
   /** The client made for the file: its intermediaries and scopes. */
   client?: { intermediaries: string[]; scopes: string[] };
+  /** Where the server's log lines go (a CapturedLogs' stream); set LOG_LEVEL in `env` to have any. */
+  logTo?: DestinationStream;
 }
 
 class Fixture implements ServerFixture {
@@ -395,6 +420,7 @@ class Fixture implements ServerFixture {
       config: options.config,
       worker: options.worker,
       apis: options.apis,
+      logTo: options.logTo,
     });
     const client = options.client && (await makeClient(server.pool, options.client.intermediaries, options.client.scopes));
     this.started = { database, server, client };

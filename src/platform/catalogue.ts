@@ -21,6 +21,8 @@ export interface ApiDescriptor {
    * required, else 403 as the portal's firewall answers), `none` (leads: the spec names none).
    */
   readonly userAgent: 'three-part' | 'firewall' | 'none';
+  /** Its answers carry personal data (a lead's contact): none may be kept by a cache (Cache-Control: no-store). */
+  readonly personalData: boolean;
 }
 
 export const APIS: readonly ApiDescriptor[] = [
@@ -39,6 +41,7 @@ export const APIS: readonly ApiDescriptor[] = [
       'caas:classifieds:delete',
     ],
     userAgent: 'three-part',
+    personalData: false,
   },
   {
     id: 'clim',
@@ -57,6 +60,7 @@ export const APIS: readonly ApiDescriptor[] = [
       'clim:medias:create',
     ],
     userAgent: 'firewall',
+    personalData: false,
   },
   {
     id: 'leads',
@@ -66,6 +70,7 @@ export const APIS: readonly ApiDescriptor[] = [
     scopePrefix: 'leads',
     scopes: ['leads:*', 'leads:read', 'leads:create', 'leads:webhooks'],
     userAgent: 'none',
+    personalData: true,
   },
 ];
 

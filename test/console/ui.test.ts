@@ -4,7 +4,7 @@
  * in, finds a classified made through the API and reads its timeline to its terminal status and a
  * media's reason; opens a lead notification's attempts, presses Redeliver and the receiver gets the
  * second attempt; validates a broken payload and sees the rule named; an operator signs in and
- * creates a client whose secret then gets a token. Each step asserts what the page shows, and the
+ * creates a client whose secret then gets a token, and rotates a secret revoking the tokens. Each step asserts what the page shows, and the
  * main pages are saved as screenshots (dist/screenshots, or CONSOLE_SCREENSHOTS, e.g. docs/screenshots). The browser is the shared
  * fixture's (test/fixtures/browser.ts).
  */
@@ -341,6 +341,76 @@ describe('the console in a real browser', { skip: BROWSER_MISSING }, () => {
 
     await page.getByRole('button', { name: 'I have copied it' }).click();
     assert.equal(await page.locator('.secret-once').count(), 0);
+    assert.deepEqual(uncaught(errors), []);
+  });
+
+  it("rotates a client's secret and revokes its tokens from the Clients page: the old token is refused, the new secret's works", async () => {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const made = await http('POST', `${base}/admin/clients`, {
+      headers: admin,
+      body: { name: 'Rotating CRM', intermediaries: [AGENCY], scopes: ['leads:*'] },
+    });
+    assert.equal(made.status, 201, made.text);
+    const { client } = made.body as { client: { clientId: string } };
+    const leadsToken = async (secret: string) => {
+      const granted = await http('POST', `${base}/oauth/token`, {
+        body: {
+          grant_type: 'client_credentials',
+          client_id: client.clientId,
+          client_secret: secret,
+          audience: `${base}/sandbox/seeker-leads/v1`,
+          intermediary_id: AGENCY,
+        },
+      });
+      assert.equal(granted.status, 200, granted.text);
+      return (granted.body as { access_token: string }).access_token;
+    };
+    const read = (token: string) =>
+      http('GET', `${base}/sandbox/seeker-leads/v1/webhook/subscriptions`, { headers: { authorization: `Bearer ${token}` } });
+    const older = await leadsToken((made.body as { clientSecret: string }).clientSecret);
+    assert.equal((await read(older)).status, 200);
+
+    const { page, errors } = await chromium.newPage(READER);
+    await page.goto(`${base}/console/operator`);
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Clients' }).waitFor();
+
+    // Rotating alone says what becomes of the tokens; cancelled here.
+    await page.getByRole('button', { name: 'Rotate secret of Rotating CRM' }).click();
+    assert.equal(
+      await text(page.getByRole('alertdialog').locator('p')),
+      'Rotate the secret of "Rotating CRM"? Its current secret stops working at once and its console sessions end; ' +
+        'the tokens it already holds work until they expire (24 hours at most).',
+    );
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.getByRole('button', { name: 'Rotate and revoke tokens of Rotating CRM' }).click();
+    const dialog = page.getByRole('alertdialog');
+    assert.equal(
+      await text(dialog.locator('p')),
+      'Rotate the secret of "Rotating CRM" and revoke its tokens? Its current secret stops working at once, its console sessions ' +
+        'end, and every token it was issued before stops working within 10 seconds.',
+    );
+    assert.deepEqual(await dialog.getByRole('button').allInnerTexts(), ['Rotate and revoke tokens', 'Cancel']);
+    await dialog.getByRole('button', { name: 'Rotate and revoke tokens' }).click();
+    const shown = page.locator('.secret-once');
+    await shown.getByRole('heading', { name: 'New secret of "Rotating CRM"; its earlier tokens are revoked' }).waitFor();
+    const [clientId, secret] = await shown.locator('dd').allInnerTexts();
+    assert.equal(clientId, client.clientId);
+
+    assert.equal((await read(await leadsToken(secret ?? ''))).status, 200);
+    const refused = await waitFor(
+      'the older token to be refused',
+      () => read(older),
+      (result) => result.status === 401,
+      240,
+      50,
+    );
+    assert.equal(
+      (refused.body as { detail: string }).detail,
+      "The access token is not valid: it was revoked when its client's secret was rotated",
+    );
     assert.deepEqual(uncaught(errors), []);
   });
 });

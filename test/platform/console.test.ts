@@ -55,7 +55,8 @@ describe('signing in as an integrator', () => {
       result.headers.get('set-cookie') ?? '',
       /^immogate_console=[A-Za-z0-9_-]{43}; Path=\/console; Max-Age=2879[0-9]; HttpOnly; SameSite=Strict$/,
     );
-    assert.equal(result.headers.get('cache-control'), null);
+    // The answer carries the session's CSRF token: no cache may keep it.
+    assert.equal(result.headers.get('cache-control'), 'no-store');
     const body = result.body as Record<string, unknown>;
     assert.match(String(body.csrfToken), /^[A-Za-z0-9_-]{32}$/);
     assert.match(String(body.expiresAt), ISO);

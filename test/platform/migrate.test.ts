@@ -92,6 +92,35 @@ describe('migrate', () => {
     assert.deepEqual(await migrate(pools[3]!), []);
   });
 
+  it('014 gives the clients there were token generation 0 and lets auth_failures count wrong ADMIN_TOKENs', {
+    timeout: 60_000,
+  }, async () => {
+    const older = await createTestDatabase({ empty: true });
+    const pool = createPool(older.url, 2);
+    try {
+      const dir = fs.mkdtempSync(path.join(scratch, 'before-014-'));
+      for (const migration of listMigrations().filter((m) => m.id < 14)) {
+        fs.writeFileSync(path.join(dir, `${String(migration.id).padStart(3, '0')}_${migration.name}.sql`), migration.sql);
+      }
+      await migrate(pool, { directory: dir });
+      await pool.query(
+        "INSERT INTO clients (client_id, name, secret_hash, scopes, intermediaries) VALUES ('ig_old', 'old', 'h', '{}', '{a}')",
+      );
+      assert.equal((await migrate(pool))[0], '014_credentials');
+      const { rows } = await pool.query('SELECT client_id, token_generation FROM clients');
+      assert.deepEqual(rows, [{ client_id: 'ig_old', token_generation: 0 }]);
+      await pool.query("INSERT INTO auth_failures (kind, key, window_started_at, failures) VALUES ('operator', '127.0.0.1', now(), 1)");
+      await assert.rejects(
+        pool.query("INSERT INTO auth_failures (kind, key, window_started_at, failures) VALUES ('other', 'x', now(), 1)"),
+        /violates check constraint "auth_failures_kind_check"/,
+      );
+      await assert.rejects(pool.query("UPDATE clients SET token_generation = -1 WHERE client_id = 'ig_old'"), /violates check constraint/);
+    } finally {
+      await pool.end();
+      await older.drop();
+    }
+  });
+
   it('moves the revisions a database left unprocessed into the processing queue when it reaches 010', { timeout: 60_000 }, async () => {
     const older = await createTestDatabase({ empty: true });
     const pool = createPool(older.url, 2);

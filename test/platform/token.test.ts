@@ -53,8 +53,20 @@ describe('POST /oauth/token', () => {
     });
     assert.equal(protectedHeader.alg, 'ES256');
     assert.equal(typeof protectedHeader.kid, 'string');
-    assert.deepEqual(Object.keys(payload).sort(), ['aud', 'exp', 'iat', 'intermediary_id', 'iss', 'jti', 'scope', 'sub']);
+    assert.deepEqual(Object.keys(payload).sort(), [
+      'aud',
+      'exp',
+      'iat',
+      'intermediary_id',
+      'iss',
+      'jti',
+      'scope',
+      'sub',
+      'token_generation',
+    ]);
     assert.equal(payload.sub, client.clientId);
+    // The client's secret was never rotated with its tokens revoked.
+    assert.equal(payload.token_generation, 0);
     assert.equal(payload.intermediary_id, 'agency-1');
     assert.equal(payload.scope, 'caas:*');
     assert.equal((payload.exp as number) - (payload.iat as number), 86400);

@@ -60,7 +60,8 @@ export const leadDocs: ApiDocs = {
       summary: 'Send a test event to a subscription (immogate extension)',
       description:
         'POSTs a realistic made-up lead to the subscription’s url, whatever its status, signed with its apiKey and carrying it ' +
-        'in `X-Api-Key`, as a notification goes; its delivery, marked as a test, shows every attempt in the console.',
+        'in `X-Api-Key`, as a notification goes; its delivery, marked as a test, shows every attempt in the console. At most 10 ' +
+        'a minute per subscription by default (TEST_EVENTS_PER_MINUTE of the server); beyond, 429 with Retry-After.',
       responses: { '202': 'The test delivery, queued.' },
     },
     createLead: {

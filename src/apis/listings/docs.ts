@@ -34,7 +34,8 @@ export const listingDocs: ApiDocs = {
       description:
         'Checks a listing as `POST /listings` would and stores nothing: the format, the 21 business rules, an ' +
         '`offererEstateId` already in use and media not uploaded. `valid` is true when a POST would be answered 201; ' +
-        '`warnings` are what it would warn of.',
+        '`warnings` are what it would warn of. At most 60 a minute per client and environment by default (VALIDATIONS_PER_MINUTE ' +
+        'of the server), the console’s calls included; beyond, 429 with Retry-After.',
       responses: { '200': 'The report: errors and warnings.' },
     },
     createListing: {

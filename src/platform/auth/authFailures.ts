@@ -1,6 +1,7 @@
 /*
  * Failed client authentications counted per client id and per address in PostgreSQL, so every
  * process sees them: past the limits, the token endpoint answers 429 before hashing anything.
+ * Wrong ADMIN_TOKENs are counted the same way, per address, as kind 'operator'.
  */
 import type pg from 'pg';
 
@@ -9,6 +10,8 @@ export interface AuthFailureLimits {
   perClient: number;
   /** Failures per source address within the window after which the address is refused. */
   perAddress: number;
+  /** Wrong ADMIN_TOKENs per source address within the window after which the address is refused as an operator. */
+  adminTokenPerAddress: number;
   windowSeconds: number;
 }
 
@@ -46,6 +49,29 @@ export async function recordFailure(pool: pg.Pool, clientId: string, address: st
      SELECT client_id, (now() AT TIME ZONE 'UTC')::date, 1 FROM clients WHERE client_id = $1
      ON CONFLICT (client_id, day) DO UPDATE SET failures = d.failures + 1`,
     [clientId.slice(0, KEY_LENGTH), address, windowSeconds],
+  );
+}
+
+/** Seconds until `address` may try an ADMIN_TOKEN again, when it has used up its wrong ones in the current window. */
+export async function operatorLockedFor(pool: pg.Pool, address: string, limits: AuthFailureLimits): Promise<number | undefined> {
+  const { rows } = await pool.query<{ retry_after: number }>(
+    `SELECT ceil(extract(epoch FROM window_started_at + make_interval(secs => $2) - now()))::int AS retry_after
+       FROM auth_failures
+      WHERE kind = 'operator' AND key = $1 AND failures >= $3 AND window_started_at > now() - make_interval(secs => $2)`,
+    [address, limits.windowSeconds, limits.adminTokenPerAddress],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : Math.max(1, row.retry_after);
+}
+
+/** Counts one wrong ADMIN_TOKEN against the address. */
+export async function recordOperatorFailure(pool: pg.Pool, address: string, windowSeconds: number): Promise<void> {
+  await pool.query(
+    `INSERT INTO auth_failures AS f (kind, key, window_started_at, failures) VALUES ('operator', $1, now(), 1)
+     ON CONFLICT (kind, key) DO UPDATE SET
+       failures = CASE WHEN f.window_started_at > now() - make_interval(secs => $2) THEN f.failures + 1 ELSE 1 END,
+       window_started_at = CASE WHEN f.window_started_at > now() - make_interval(secs => $2) THEN f.window_started_at ELSE now() END`,
+    [address, windowSeconds],
   );
 }
 

@@ -73,6 +73,18 @@ const CreateClient = Type.Object(
   { additionalProperties: false },
 );
 
+const RotateSecret = Type.Object(
+  {
+    revokeTokens: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Also refuse every token the client was issued before (within 10 seconds); its console sessions end either way',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
 
 const ReportQuery = withDefaults(
@@ -140,8 +152,19 @@ export async function clientAdminRoutes(app: ApiApp, { pool }: { pool: Pool }): 
       throw error;
     }
   });
-  app.post('/clients/:clientId/secret', { schema: { params: ClientParams, response: { 200: ClientWithSecret } } }, async (request) =>
-    withSecret(found(request.params.clientId, await rotateSecret(pool, request.params.clientId))),
+  app.post(
+    '/clients/:clientId/secret',
+    {
+      schema: { params: ClientParams, body: RotateSecret, response: { 200: ClientWithSecret } },
+      // The body is optional (a rotation without it keeps the tokens): none is an empty object.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request) => {
+      const revokeTokens = request.body.revokeTokens === true;
+      return withSecret(found(request.params.clientId, await rotateSecret(pool, request.params.clientId, { revokeTokens })));
+    },
   );
   app.post('/clients/:clientId/disable', { schema: { params: ClientParams, response: { 200: Client } } }, async (request) =>
     found(request.params.clientId, await disableClient(pool, request.params.clientId)),

@@ -30,6 +30,7 @@ interface ClientRow {
   secret_rotated_at: Date | null;
   disabled_at: Date | null;
   secret_hash: string;
+  token_generation: number;
 }
 
 export class ClientInputError extends Error {}
@@ -110,21 +111,54 @@ export async function listClientsPage(pool: pg.Pool, limit: number, after?: stri
   return { clients: rows.slice(0, limit).map(toClient), more: rows.length > limit };
 }
 
-/** The client and its secret hash, for authentication; disabled clients are not returned. */
-export async function findActiveClient(pool: pg.Pool, clientId: string): Promise<(Client & { secretHash: string }) | undefined> {
-  const { rows } = await pool.query<ClientRow>('SELECT * FROM clients WHERE client_id = $1 AND disabled_at IS NULL', [clientId]);
-  const row = rows[0];
-  return row ? { ...toClient(row), secretHash: row.secret_hash } : undefined;
+/** What authenticating a client reads besides the client: its secret hash, and the generation its tokens get. */
+export interface ClientCredentials extends Client {
+  secretHash: string;
+  /** Carried by every token issued now (claim token_generation); tokens of an earlier generation are refused. */
+  tokenGeneration: number;
 }
 
-export async function rotateSecret(pool: pg.Pool, clientId: string): Promise<{ client: Client; secret: string } | undefined> {
+/** The client, its secret hash and token generation, for authentication; disabled clients are not returned. */
+export async function findActiveClient(pool: pg.Pool, clientId: string): Promise<ClientCredentials | undefined> {
+  const { rows } = await pool.query<ClientRow>('SELECT * FROM clients WHERE client_id = $1 AND disabled_at IS NULL', [clientId]);
+  const row = rows[0];
+  return row ? { ...toClient(row), secretHash: row.secret_hash, tokenGeneration: row.token_generation } : undefined;
+}
+
+export interface Rotation {
+  client: Client;
+  secret: string;
+  /** Whether every token issued before the rotation is now refused (within the guard's 10 seconds). */
+  tokensRevoked: boolean;
+  /** The client's console sessions the rotation ended (each ends, whether or not tokens are revoked). */
+  consoleSessionsEnded: number;
+}
+
+/**
+ * A new secret for the client, and its console sessions ended: a session was opened with the
+ * old secret, and the next sign-in must prove the new one. With `revokeTokens`, the client's token
+ * generation moves on in the same statement, so every token issued before is refused (guard.ts)
+ * and every token issued after, which can only have been granted on a row read after this one,
+ * carries the new generation.
+ */
+export async function rotateSecret(
+  pool: pg.Pool,
+  clientId: string,
+  options: { revokeTokens?: boolean } = {},
+): Promise<Rotation | undefined> {
   const secret = newSecret();
-  const { rows } = await pool.query<ClientRow>(
-    'UPDATE clients SET secret_hash = $2, secret_rotated_at = now() WHERE client_id = $1 RETURNING *',
-    [clientId, await hashSecret(secret)],
+  const revokeTokens = options.revokeTokens === true;
+  const { rows } = await pool.query<ClientRow & { sessions_ended: number }>(
+    `WITH rotated AS (
+       UPDATE clients SET secret_hash = $2, secret_rotated_at = now(), token_generation = token_generation + $3
+        WHERE client_id = $1 RETURNING *),
+     ended AS (
+       DELETE FROM console_sessions WHERE client_id = (SELECT client_id FROM rotated) RETURNING 1)
+     SELECT rotated.*, (SELECT count(*) FROM ended)::int AS sessions_ended FROM rotated`,
+    [clientId, await hashSecret(secret), revokeTokens ? 1 : 0],
   );
   const row = rows[0];
-  return row ? { client: toClient(row), secret } : undefined;
+  return row ? { client: toClient(row), secret, tokensRevoked: revokeTokens, consoleSessionsEnded: row.sessions_ended } : undefined;
 }
 
 /** Sets the environments a client may get tokens for; its tokens already issued live on until they expire. */

@@ -38,26 +38,44 @@ export function tenantOf(request: FastifyRequest): Tenant {
 const THREE_PART_USER_AGENT = /^[^/\s]+\/[^/\s]+\s{1}[^/\s]+\/[^/\s]+\s{1}[^/\s]+\/[^/\s]+$/;
 
 /**
- * Remembers for a short while whether a client is still enabled, so disabling a client cuts
- * off its tokens within CLIENT_STATUS_TTL_MS without a database read on every request.
+ * Remembers for a short while whether a client is still enabled and which token generation it is
+ * at, so disabling a client, or revoking its tokens when rotating its secret, cuts off its tokens
+ * on every process within CLIENT_STATUS_TTL_MS without a database read on every request.
  */
 const CLIENT_STATUS_TTL_MS = 10_000;
 
+interface CachedStatus {
+  active: boolean;
+  tokenGeneration: number;
+  until: number;
+}
+
 class ClientStatus {
-  private readonly cache = new Map<string, { active: boolean; until: number }>();
+  private readonly cache = new Map<string, CachedStatus>();
   constructor(private readonly pool: pg.Pool) {}
 
-  async active(clientId: string): Promise<boolean> {
+  /** Why a token of `clientId` and `generation` no longer serves, or undefined when it does. */
+  async refusal(clientId: string, generation: number): Promise<string | undefined> {
     const now = Date.now();
-    const cached = this.cache.get(clientId);
-    if (cached && cached.until > now) return cached.active;
-    const { rows } = await this.pool.query<{ active: boolean }>('SELECT disabled_at IS NULL AS active FROM clients WHERE client_id = $1', [
-      clientId,
-    ]);
-    const active = rows[0]?.active === true;
+    let status = this.cache.get(clientId);
+    // A token newer than what is remembered proves the memory predates a revocation: read again,
+    // so the older tokens are refused from now on rather than when the memory expires.
+    if (!status || status.until <= now || generation > status.tokenGeneration) status = await this.read(clientId, now);
+    if (!status.active) return 'its client is disabled';
+    if (generation < status.tokenGeneration) return "it was revoked when its client's secret was rotated";
+    return undefined;
+  }
+
+  private async read(clientId: string, now: number): Promise<CachedStatus> {
+    const { rows } = await this.pool.query<{ active: boolean; token_generation: number }>(
+      'SELECT disabled_at IS NULL AS active, token_generation FROM clients WHERE client_id = $1',
+      [clientId],
+    );
+    const row = rows[0];
+    const status = { active: row?.active === true, tokenGeneration: row?.token_generation ?? 0, until: now + CLIENT_STATUS_TTL_MS };
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(clientId, { active, until: now + CLIENT_STATUS_TTL_MS });
-    return active;
+    this.cache.set(clientId, status);
+    return status;
   }
 }
 
@@ -86,7 +104,8 @@ function refuseUndeclared(app: FastifyInstance, api: ApiDescriptor): void {
 
 /**
  * What a token grants on one route of one API in one environment: its signature, issuer, expiry
- * and audience (exactly that API root), its client still enabled, and the route's scope. Shared
+ * and audience (exactly that API root), its client still enabled and its tokens of that
+ * generation not revoked, and the route's scope. Shared
  * by the API roots (a bearer token) and the console (the token its session holds).
  */
 export type TokenAuthorizer = (request: FastifyRequest, token: string, api: ApiDescriptor, environment: Environment) => Promise<Tenant>;
@@ -98,7 +117,8 @@ export function tokenAuthorizer(options: GuardOptions): TokenAuthorizer {
     const claims = await verifyTokenCached(options.keys, token, options.publicUrl, audience).catch((error: unknown) => {
       throw error instanceof TokenRejected ? unauthorized(`The access token is not valid: ${error.message}`, 'invalid_token') : error;
     });
-    if (!(await clients.active(claims.sub))) throw unauthorized('The access token is not valid: its client is disabled', 'invalid_token');
+    const refused = await clients.refusal(claims.sub, claims.token_generation);
+    if (refused !== undefined) throw unauthorized(`The access token is not valid: ${refused}`, 'invalid_token');
     const scopes = parseScopes(claims.scope);
     const required = request.routeOptions.config.scope;
     // refuseUndeclared refused every route with neither a scope nor public: true.

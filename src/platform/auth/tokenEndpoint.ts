@@ -8,9 +8,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { audiences, type Audience, type Environment } from '../catalogue.js';
 import type { Metrics } from '../metrics.js';
-import { findActiveClient, recordIssuance, type Client } from './clients.js';
+import { findActiveClient, recordIssuance, type Client, type ClientCredentials } from './clients.js';
 import type { KeyStore } from './keys.js';
 import { grantsAny, parseScopes } from './scopes.js';
+import { sendNoStore } from '../http/noStore.js';
 import { Problem } from '../http/problems.js';
 import { lockedFor, recordFailure, type AuthFailureLimits } from './authFailures.js';
 import { verifySecret } from './secrets.js';
@@ -120,7 +121,7 @@ export async function verifyClientCredentials(
   address: string,
   limits: AuthFailureLimits,
   challenge: Record<string, string> = {},
-): Promise<Client> {
+): Promise<ClientCredentials> {
   const { clientId, secret } = credentials;
   const retryAfter = await lockedFor(pool, clientId, address, limits);
   if (retryAfter !== undefined) {
@@ -208,20 +209,28 @@ export interface TokenAnswer {
 /**
  * Steps 4b to 6 and the token, for a client already authenticated (by its secret here, or as the
  * operator's CLI trusts it): the environment, the intermediary of `params.intermediary_id` and the
- * scopes of `params.scope` checked, the token issued and its issuance recorded.
+ * scopes of `params.scope` checked, the token issued (of the client's token generation as read
+ * with its credentials) and its issuance recorded.
  */
 export async function grantToken(
   pool: pg.Pool,
   keys: KeyStore,
   issuer: string,
-  client: Client,
+  client: ClientCredentials,
   audience: Audience,
   params: Record<string, string>,
 ): Promise<TokenAnswer> {
   checkEnvironment(client, audience.environment);
   const intermediaryId = checkIntermediary(client, required(params, 'intermediary_id'));
   const scope = checkScope(params, client.scopes, audience);
-  const { token, jti } = await issueToken(keys, { issuer, clientId: client.clientId, audience: audience.url, intermediaryId, scope });
+  const { token, jti } = await issueToken(keys, {
+    issuer,
+    clientId: client.clientId,
+    audience: audience.url,
+    intermediaryId,
+    scope,
+    tokenGeneration: client.tokenGeneration,
+  });
   await recordIssuance(pool, { jti, clientId: client.clientId, audience: audience.url, intermediaryId, scope });
   return { access_token: token, expires_in: TOKEN_LIFETIME_SECONDS, token_type: 'Bearer', scope };
 }
@@ -252,6 +261,8 @@ export interface TokenEndpointOptions {
 export async function tokenEndpoint(app: FastifyInstance, options: TokenEndpointOptions): Promise<void> {
   const known = audiences(options.publicUrl);
   await app.register(formbody);
+  // RFC 6749 section 5.1 asks it of answers carrying a token; an error too may repeat what was sent.
+  sendNoStore(app);
 
   // Parse failures of this route answer in the OAuth shape too, not as problems.
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {

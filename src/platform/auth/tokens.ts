@@ -22,6 +22,8 @@ export interface TokenClaims {
   jti: string;
   scope: string;
   intermediary_id: string;
+  /** The client's token generation at issue (clients.ts, rotateSecret); 0 for tokens issued before generations existed. */
+  token_generation: number;
 }
 
 export interface IssueRequest {
@@ -30,12 +32,17 @@ export interface IssueRequest {
   audience: string;
   intermediaryId: string;
   scope: string;
+  tokenGeneration: number;
 }
 
 export async function issueToken(keys: KeyStore, request: IssueRequest): Promise<{ token: string; jti: string }> {
   const { kid, key } = keys.signingKey();
   const jti = randomUUID();
-  const token = await new SignJWT({ scope: request.scope, intermediary_id: request.intermediaryId })
+  const token = await new SignJWT({
+    scope: request.scope,
+    intermediary_id: request.intermediaryId,
+    token_generation: request.tokenGeneration,
+  })
     .setProtectedHeader({ alg: ALGORITHM, kid, typ: TOKEN_TYPE })
     .setIssuer(request.issuer)
     .setSubject(request.clientId)
@@ -104,9 +111,13 @@ export async function verifyToken(keys: KeyStore, token: string, issuer: string,
       typ: TOKEN_TYPE,
       requiredClaims: ['exp', 'iat'],
     });
-    const { sub, scope, intermediary_id: intermediaryId, jti, iat, exp } = payload;
+    const { sub, scope, intermediary_id: intermediaryId, jti, iat, exp, token_generation: generation = 0 } = payload;
     if (typeof sub !== 'string' || typeof scope !== 'string' || typeof intermediaryId !== 'string') {
       throw new TokenRejected('the token lacks sub, scope or intermediary_id');
+    }
+    // Absent from the tokens issued before generations existed: those are of generation 0.
+    if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation < 0) {
+      throw new TokenRejected('the token_generation of the token is not a whole number');
     }
     // Present and numeric: jwtVerify required them (requiredClaims) and checked their types.
     if (typeof iat !== 'number' || typeof exp !== 'number') throw new TokenRejected('the token lacks iat or exp');
@@ -116,7 +127,17 @@ export async function verifyToken(keys: KeyStore, token: string, issuer: string,
       throw new TokenRejected(`the token lives longer than the ${TOKEN_LIFETIME_SECONDS} seconds this server issues tokens for`);
     }
     // Issuer and audience are the ones jwtVerify matched.
-    return { iss: issuer, sub, aud: audience, exp, iat, jti: typeof jti === 'string' ? jti : '', scope, intermediary_id: intermediaryId };
+    return {
+      iss: issuer,
+      sub,
+      aud: audience,
+      exp,
+      iat,
+      jti: typeof jti === 'string' ? jti : '',
+      scope,
+      intermediary_id: intermediaryId,
+      token_generation: generation,
+    };
   } catch (error) {
     if (error instanceof TokenRejected) throw error;
     if (error instanceof errors.JWTExpired) throw new TokenRejected('the token has expired');

@@ -12,6 +12,7 @@ import type pg from 'pg';
 import type { BlobStat, BlobStore, PresignedUpload, PresignRequest } from './store.js';
 import { assertSafeKey } from './keys.js';
 import { codeOf } from '../caught.js';
+import { PRIVATE_DIR, PRIVATE_FILE } from '../dataDir.js';
 import { onlyRow } from '../db/pool.js';
 
 export class BlobTooLarge extends Error {
@@ -51,7 +52,8 @@ function ignoreMissing(error: unknown): void {
  * in meta/<key>.json, uploads staged in incoming/ (same file system, so publishing is a rename).
  * Presigned upload URLs point at immogate itself and carry an expiry and an HMAC over key,
  * content type, size limit and expiry, so none of them can be changed without the key.
- * Directories are made on first write: opening the store touches nothing on disk.
+ * Directories are made on first write: opening the store touches nothing on disk. Every file is
+ * created 0600 in 0700 directories (dataDir.ts): the media of one agency are no local user's.
  */
 const BLOB_KEY_PURPOSE = 'blob-signing-key';
 
@@ -126,10 +128,10 @@ export class LocalBlobStore implements BlobStore {
     const object = this.objectPath(key);
     const meta = this.metaPath(key);
     const incoming = path.join(this.root, 'incoming');
-    await fsp.mkdir(incoming, { recursive: true });
+    await fsp.mkdir(incoming, { recursive: true, mode: PRIVATE_DIR });
     const staging = path.join(incoming, randomUUID());
     // Opened before anything can fail: a lazily opened stream could create the file after the clean-up below.
-    const file = (await fsp.open(staging, 'wx')).createWriteStream();
+    const file = (await fsp.open(staging, 'wx', PRIVATE_FILE)).createWriteStream();
     const md5 = createHash('md5');
     let size = 0;
     try {
@@ -157,7 +159,7 @@ export class LocalBlobStore implements BlobStore {
       md5: md5.digest('hex'),
       discard,
       commit: async () => {
-        await fsp.mkdir(path.dirname(object), { recursive: true });
+        await fsp.mkdir(path.dirname(object), { recursive: true, mode: PRIVATE_DIR });
         await this.writeMeta(meta, { contentType: options.contentType });
         await fsp.rename(staging, object);
       },
@@ -189,9 +191,9 @@ export class LocalBlobStore implements BlobStore {
   }
 
   private async writeMeta(meta: string, value: { contentType: string }): Promise<void> {
-    await fsp.mkdir(path.dirname(meta), { recursive: true });
+    await fsp.mkdir(path.dirname(meta), { recursive: true, mode: PRIVATE_DIR });
     const temporary = `${meta}.${randomUUID()}.tmp`;
-    await fsp.writeFile(temporary, JSON.stringify(value));
+    await fsp.writeFile(temporary, JSON.stringify(value), { mode: PRIVATE_FILE });
     await fsp.rename(temporary, meta);
   }
 

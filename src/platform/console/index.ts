@@ -20,6 +20,7 @@ import type { Pool } from '../db/pool.js';
 import { tenantDeliveryRoutes } from '../delivery/routes.js';
 import { forbidden, notFound, serviceUnavailable, signInRequired } from '../http/problems.js';
 import { sendProblem } from '../http/errors.js';
+import { sendNoStore } from '../http/noStore.js';
 import type { Logger } from '../log.js';
 import { deliverySourcesOf, type ApiApp, type ApiModule } from '../module.js';
 import { operatorRoutes } from '../operator.js';
@@ -84,6 +85,8 @@ async function consolePages(app: FastifyInstance, assets: string): Promise<void>
 async function consoleApi(api: FastifyInstance, deps: ConsoleDependencies): Promise<void> {
   const { config, pool, logger, modules } = deps;
   const sealer = sealerFor(config);
+  // Sessions, tokens, secrets shown once, leads' contacts: nothing the backend answers may be cached.
+  sendNoStore(api);
   await sessionRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), { config, pool, sealer });
 
   await api.register(async (signedIn) => {
@@ -135,6 +138,12 @@ async function mountApi(app: FastifyInstance, descriptor: ApiDescriptor, module:
   await module.consoleRoutes?.(typed, apiDeps);
   const sources = deliverySourcesOf(modules);
   for (const [source, hooks] of Object.entries(module.deliverySources ?? {})) {
-    await tenantDeliveryRoutes(typed, { pool, source, scope: hooks.scope, sources });
+    await tenantDeliveryRoutes(typed, {
+      pool,
+      source,
+      scope: hooks.scope,
+      sources,
+      redeliveriesPerMinute: config.rateLimits.redeliveriesPerMinute,
+    });
   }
 }

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { Config } from '../../config.js';
-import { adminTokenCheck } from '../auth/admin.js';
+import { adminTokenGate } from '../auth/admin.js';
 import { OAuthError, checkEnvironment, checkIntermediary, verifyClientCredentials } from '../auth/tokenEndpoint.js';
 import type { Client } from '../auth/clients.js';
 import { APIS, ENVIRONMENTS, rootPath, type ApiDescriptor, type Environment } from '../catalogue.js';
@@ -190,14 +190,14 @@ function missing(body: Record<string, unknown>, kind: keyof typeof MEMBERS): voi
 export async function sessionRoutes(app: ApiApp, deps: { config: Config; pool: Pool; sealer: Sealer }): Promise<void> {
   const { config, pool, sealer } = deps;
   const secure = config.publicUrl.startsWith('https:');
-  const isAdminToken = adminTokenCheck(config.adminToken);
+  const admits = adminTokenGate({ adminToken: config.adminToken, pool, limits: config.authFailureLimits });
   app.post('/session', { schema: { body: SignIn, response: { 200: SessionBody } } }, async (request, reply) => {
     const body = request.body;
     missing(body, body.kind);
     let opened: Opened;
     if (body.kind === 'operator') {
-      if (isAdminToken === undefined) throw forbidden('Operator sign-in is off: this server was started without ADMIN_TOKEN');
-      if (!isAdminToken(body.adminToken ?? '')) throw signInRequired('The admin token is wrong');
+      if (admits === undefined) throw forbidden('Operator sign-in is off: this server was started without ADMIN_TOKEN');
+      if (!(await admits(request, body.adminToken))) throw signInRequired('The admin token is wrong');
       opened = await openSession(pool, sealer, { kind: 'operator' });
     } else {
       // missing() made sure each is there.

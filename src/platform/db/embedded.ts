@@ -9,7 +9,7 @@
  * The process that stops the server is the one named in owner.pid; a server whose owner died
  * (kill -9, a crash) is adopted by the next process, so it does not run on forever.
  */
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,6 +19,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { messageOf, codeOf } from '../caught.js';
+import { POSTGRES_DIR, PRIVATE_FILE, makePassage, postgresUser, type SystemUser } from '../dataDir.js';
 
 export interface EmbeddedDatabase {
   readonly url: string;
@@ -40,7 +41,7 @@ interface Paths {
 }
 
 function pathsFor(dataDir: string): Paths {
-  const root = path.join(dataDir, 'postgres');
+  const root = path.join(dataDir, POSTGRES_DIR);
   return {
     root,
     cluster: path.join(root, 'cluster'),
@@ -158,7 +159,7 @@ async function withStartLock<T>(paths: Paths, fn: () => Promise<T>): Promise<T> 
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
-      const fd = fs.openSync(paths.lock, 'wx');
+      const fd = fs.openSync(paths.lock, 'wx', PRIVATE_FILE);
       fs.writeSync(fd, String(process.pid));
       fs.closeSync(fd);
       break;
@@ -195,15 +196,23 @@ async function binaries(): Promise<{ postgres: string; initdb: string }> {
   return found;
 }
 
+/** Whether `user` may not pass through `dir`, by its owner, group and mode. */
+function closedTo(user: SystemUser, dir: string): boolean {
+  const stat = fs.statSync(dir);
+  if (stat.uid === user.uid) return (stat.mode & 0o100) === 0;
+  if (stat.gid === user.gid) return (stat.mode & 0o010) === 0;
+  return (stat.mode & 0o001) === 0;
+}
+
 /**
  * Run as root, PostgreSQL runs as the user postgres, which must reach the binaries: installed
  * under a directory only root may enter, the spawn would fail with a bare EACCES from inside the
  * library. Tried once, as that user, so that what is refused is named with what to do about it.
  */
-function assertExecutableBy(user: { uid: number; gid: number }, binary: string): void {
+function assertExecutableBy(user: SystemUser, binary: string): void {
   const tried = spawnSync(binary, ['--version'], { ...user, stdio: 'ignore' });
   if (codeOf(tried.error) !== 'EACCES') return;
-  const closed = ancestors(binary).find((dir) => (fs.statSync(dir).mode & 0o001) === 0);
+  const closed = ancestors(binary).find((dir) => closedTo(user, dir));
   throw new Error(
     `the embedded PostgreSQL runs as the user postgres (it refuses to run as root), which may not execute ${binary}` +
       (closed ? `: ${closed} is closed to other users (chmod o+x it)` : '') +
@@ -215,13 +224,6 @@ function ancestors(file: string): string[] {
   const dirs: string[] = [];
   for (let dir = path.dirname(file); dirs.at(-1) !== dir; dir = path.dirname(dir)) dirs.push(dir);
   return dirs.reverse();
-}
-
-/** uid/gid to run postgres as: PostgreSQL refuses to run as root. */
-function postgresUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid: id('-u'), gid: id('-g') };
 }
 
 async function initialise(paths: Paths): Promise<void> {
@@ -263,7 +265,8 @@ async function initialise(paths: Paths): Promise<void> {
   try {
     await instance.initialise();
   } catch (error) {
-    const closed = postgresUser() && ancestors(staging).find((dir) => (fs.statSync(dir).mode & 0o001) === 0);
+    const user = postgresUser();
+    const closed = user && ancestors(staging).find((dir) => closedTo(user, dir));
     if (!closed) throw error;
     throw new Error(
       `the embedded PostgreSQL runs as the user postgres (it refuses to run as root), which may not enter ${closed}: ` +
@@ -271,7 +274,7 @@ async function initialise(paths: Paths): Promise<void> {
       { cause: error },
     );
   }
-  fs.writeFileSync(paths.password, password, { mode: 0o600 });
+  fs.writeFileSync(paths.password, password, { mode: PRIVATE_FILE });
   fs.renameSync(staging, paths.cluster);
 }
 
@@ -342,7 +345,7 @@ function ownerAlive(paths: Paths): boolean {
 
 /** This process now stops the server; called under the start lock. */
 function own(paths: Paths, pid: number, url: string): EmbeddedDatabase {
-  fs.writeFileSync(paths.owner, String(process.pid));
+  fs.writeFileSync(paths.owner, String(process.pid), { mode: PRIVATE_FILE });
   return {
     url,
     owned: true,
@@ -358,7 +361,8 @@ async function startServer(paths: Paths): Promise<{ pid: number; url: string }> 
   const { postgres } = await binaries();
   const password = fs.readFileSync(paths.password, 'utf8');
   const port = await freePort();
-  const log = fs.openSync(paths.log, 'a');
+  // Written by PostgreSQL through this descriptor: it needs no access to the file by name.
+  const log = fs.openSync(paths.log, 'a', PRIVATE_FILE);
   const logStart = fs.fstatSync(log).size;
   const user = postgresUser();
   if (user) fs.chownSync(paths.cluster, user.uid, user.gid);
@@ -405,7 +409,10 @@ export function embeddedClusterExists(dataDir: string): boolean {
 /** Joins the running embedded server of `dataDir`, or initialises and starts one. */
 export async function openEmbedded(dataDir: string, options: { startIfStopped?: boolean } = {}): Promise<EmbeddedDatabase> {
   const paths = pathsFor(dataDir);
-  fs.mkdirSync(paths.root, { recursive: true });
+  // Private, but for the user postgres (when we are root) to pass through to its cluster.
+  const user = postgresUser();
+  makePassage(dataDir, user);
+  makePassage(paths.root, user);
   return withStartLock(paths, async () => {
     const deadline = Date.now() + 20_000;
     for (;;) {

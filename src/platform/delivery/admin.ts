@@ -4,6 +4,7 @@
 import Type, { type Static } from 'typebox';
 import type { Pool } from '../db/pool.js';
 import { badRequest } from '../http/problems.js';
+import { byOperator, perMinute } from '../http/rateLimit.js';
 import { stringEnum } from '../http/schemas.js';
 import type { ApiApp } from '../module.js';
 import type { DeliverySources } from './deliveryStream.js';
@@ -62,12 +63,19 @@ function target(body: RedeliveryBody): RedeliveryTarget {
 /**
  * POST /admin/deliveries/redeliveries: the operator's redelivery of webhooks of every API (see
  * redelivery.ts), the same as `immogate deliveries redeliver`. Registered under /admin, behind
- * ADMIN_TOKEN, by the app.
+ * ADMIN_TOKEN, and under the console's operator pages. One call may queue every failed delivery
+ * since a time, so it has a budget per operator (`perMinute` calls a minute), shared by both mounts.
  */
-export async function redeliveryAdminRoutes(app: ApiApp, { pool, sources }: { pool: Pool; sources: DeliverySources }): Promise<void> {
+export async function redeliveryAdminRoutes(
+  app: ApiApp,
+  { pool, sources, perMinute: max }: { pool: Pool; sources: DeliverySources; perMinute: number },
+): Promise<void> {
   app.post(
     '/deliveries/redeliveries',
-    { schema: { body: redeliveryRequest(Object.keys(sources)), response: { 200: redeliveryResult } } },
+    {
+      config: perMinute('redeliveries', max, 'operator', byOperator),
+      schema: { body: redeliveryRequest(Object.keys(sources)), response: { 200: redeliveryResult } },
+    },
     async (request) => redeliverWebhooks(pool, target(request.body), sources),
   );
 }

@@ -9,6 +9,7 @@ import type { Pool } from '../db/pool.js';
 import { withTenant } from '../db/tenant.js';
 import { tenantOf } from '../auth/guard.js';
 import { badRequest, notFound } from '../http/problems.js';
+import { byClient, perMinute } from '../http/rateLimit.js';
 import { stringEnum, withDefaults } from '../http/schemas.js';
 import type { ApiApp } from '../module.js';
 import type { DeliverySources } from './deliveryStream.js';
@@ -71,11 +72,12 @@ function noDelivery(id: string) {
 
 /**
  * One source's deliveries of the signed-in tenant, behind `scope` (the scope that manages the
- * source's subscriptions): the list, one delivery, and its redelivery.
+ * source's subscriptions): the list, one delivery, and its redelivery, which sends again and so
+ * has a budget per client (`redeliveriesPerMinute`, shared by every source).
  */
 export async function tenantDeliveryRoutes(
   app: ApiApp,
-  options: { pool: Pool; source: string; scope: string; sources: DeliverySources },
+  options: { pool: Pool; source: string; scope: string; sources: DeliverySources; redeliveriesPerMinute: number },
 ): Promise<void> {
   const { pool, source, scope, sources } = options;
   const config = { scope };
@@ -93,7 +95,10 @@ export async function tenantDeliveryRoutes(
   });
   app.post(
     '/deliveries/:id/redeliveries',
-    { config, schema: { params: IdParams, response: { 200: RedeliveryResult } } },
+    {
+      config: { scope, ...perMinute('redeliveries', options.redeliveriesPerMinute, 'client', byClient) },
+      schema: { params: IdParams, response: { 200: RedeliveryResult } },
+    },
     async (request) => {
       const tenant = tenantOf(request);
       const { id } = request.params;

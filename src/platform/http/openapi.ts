@@ -138,8 +138,38 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string, mo
       displayOperationId: true,
       // Swagger UI's own list of plugins is replaced by this one: the download plugin is kept.
       plugins: [downloadUrlPlugin, clientCredentialsPlugin],
+      // Its badge would load an image from validator.swagger.io: the page loads nothing from elsewhere.
+      validatorUrl: null,
+    },
+    staticCSP: docsContentSecurityPolicy(publicUrl),
+    uiHooks: {
+      onRequest: async (_request, reply) => {
+        // For browsers older than frame-ancestors; the Authorize dialog takes a client secret, so no page may frame it.
+        reply.header('x-frame-options', 'DENY').header('referrer-policy', 'no-referrer');
+      },
     },
   });
+}
+
+/**
+ * The docs page's policy: Swagger UI's own scripts and styles (it sets inline styles), images
+ * from itself, calls to this server (the documents, the token endpoint, Try it out against the
+ * servers at PUBLIC_URL, which may be another origin than the page's address), and no framing.
+ */
+function docsContentSecurityPolicy(publicUrl: string): string {
+  const origin = new URL(publicUrl).origin;
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    `connect-src 'self' ${origin}`,
+    "object-src 'none'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+  ].join('; ');
 }
 
 /** The `{root}/openapi.json` route of one API root: `document` when the API brings its own, else the generated one. */

@@ -14,6 +14,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import { messageOf, codeOf } from '../caught.js';
+import { makePrivateDir } from '../dataDir.js';
 
 const VERSION = 'ig1';
 const KEY_BYTES = 32;
@@ -81,7 +82,7 @@ function readKeyFile(file: string): Buffer | undefined {
  * replace a key the first has already used).
  */
 export function writeKeyFile(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  makePrivateDir(path.dirname(file));
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   fs.writeFileSync(temporary, `${text}\n`, { mode: 0o600, flag: 'wx' });
   try {

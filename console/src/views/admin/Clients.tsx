@@ -1,6 +1,7 @@
 /*
- * The operator's clients: create one (its secret shown once), rotate a secret, disable a client,
- * set the environments it may get tokens for; every client listed, paged.
+ * The operator's clients: create one (its secret shown once), rotate a secret (and revoke the
+ * tokens issued with the old one, if asked), disable a client, set the environments it may get
+ * tokens for; every client listed, paged.
  */
 import { useState } from 'preact/hooks';
 import { post, put, query, seg } from '../../api';
@@ -53,7 +54,25 @@ function SecretOnce({ shown, onDone }: { shown: { title: string; client: Client;
   );
 }
 
-type Pending = { clientId: string; name: string; what: 'rotate' | 'disable' };
+type Pending = { clientId: string; name: string; what: 'rotate' | 'rotate-revoke' | 'disable' };
+
+/** What the confirmation asks, and its button, for each action. */
+const CONFIRM: Record<Pending['what'], { question: (name: string) => string; button: string }> = {
+  rotate: {
+    question: (name) =>
+      `Rotate the secret of "${name}"? Its current secret stops working at once and its console sessions end; the tokens it already holds work until they expire (24 hours at most).`,
+    button: 'Rotate the secret',
+  },
+  'rotate-revoke': {
+    question: (name) =>
+      `Rotate the secret of "${name}" and revoke its tokens? Its current secret stops working at once, its console sessions end, and every token it was issued before stops working within 10 seconds.`,
+    button: 'Rotate and revoke tokens',
+  },
+  disable: {
+    question: (name) => `Disable "${name}"? It gets no token any more, and its tokens stop working within seconds.`,
+    button: 'Disable the client',
+  },
+};
 
 export function ClientsPage() {
   const cursor = useCursor();
@@ -128,29 +147,25 @@ export function ClientsPage() {
 
       {confirming ? (
         <div class="confirm" role="alertdialog" aria-labelledby="confirm-text">
-          <p id="confirm-text">
-            {confirming.what === 'rotate'
-              ? `Rotate the secret of "${confirming.name}"? Its current secret stops working at once.`
-              : `Disable "${confirming.name}"? It gets no token any more, and its tokens stop working within seconds.`}
-          </p>
+          <p id="confirm-text">{CONFIRM[confirming.what].question(confirming.name)}</p>
           <button
             type="button"
             class="danger"
             onClick={() =>
               act(async () => {
                 const path = `/admin/clients/${seg(confirming.clientId)}`;
-                if (confirming.what === 'rotate') {
-                  const rotated = await post<ClientWithSecret>(`${path}/secret`);
-                  return {
-                    secret: { title: `New secret of "${rotated.client.name}"`, client: rotated.client, secret: rotated.clientSecret },
-                  };
+                if (confirming.what !== 'disable') {
+                  const revokeTokens = confirming.what === 'rotate-revoke';
+                  const rotated = await post<ClientWithSecret>(`${path}/secret`, { revokeTokens });
+                  const title = `New secret of "${rotated.client.name}"${revokeTokens ? '; its earlier tokens are revoked' : ''}`;
+                  return { secret: { title, client: rotated.client, secret: rotated.clientSecret } };
                 }
                 const disabled = await post<Client>(`${path}/disable`);
                 return { message: `"${disabled.name}" is disabled.` };
               })
             }
           >
-            {confirming.what === 'rotate' ? 'Rotate the secret' : 'Disable the client'}
+            {CONFIRM[confirming.what].button}
           </button>
           <button type="button" onClick={() => setConfirming(undefined)}>
             Cancel
@@ -242,6 +257,13 @@ export function ClientsPage() {
                         onClick={() => setConfirming({ clientId: client.clientId, name: client.name, what: 'rotate' })}
                       >
                         Rotate secret<span class="visually-hidden"> of {client.name}</span>
+                      </button>
+                      <button
+                        type="button"
+                        disabled={action.busy || client.disabledAt !== null}
+                        onClick={() => setConfirming({ clientId: client.clientId, name: client.name, what: 'rotate-revoke' })}
+                      >
+                        Rotate and revoke tokens<span class="visually-hidden"> of {client.name}</span>
                       </button>
                       <button
                         type="button"

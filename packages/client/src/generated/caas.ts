@@ -142,7 +142,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a classified without sending it (immogate extension)
-         * @description Checks a classified as `POST /classifieds` and processing would, and writes nothing: the format (every error, as a 400 would list it), a classified or media URL that is already there, and the business rules of every portal, those the body lists (`requested`) and the others. `valid` is true when a POST would be acknowledged and accepted on every portal it asks for. The console’s Try a payload calls it.
+         * @description Checks a classified as `POST /classifieds` and processing would, and writes nothing: the format (every error, as a 400 would list it), a classified or media URL that is already there, and the business rules of every portal, those the body lists (`requested`) and the others. `valid` is true when a POST would be acknowledged and accepted on every portal it asks for. The console’s Try a payload calls it. At most 60 a minute per client and environment by default (VALIDATIONS_PER_MINUTE of the server), the console’s calls included; beyond, 429 with Retry-After.
          *
          *     Scope: `caas:classifieds:create`.
          *
@@ -166,7 +166,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to the status webhook (immogate extension)
-         * @description POSTs a realistic status of a made-up classified to `{url}/classifieds/{classifiedId}/statuses` of your subscription, signed with its secret, as any status is; its delivery, marked as a test, shows every attempt in the console.
+         * @description POSTs a realistic status of a made-up classified to `{url}/classifieds/{classifiedId}/statuses` of your subscription, signed with its secret, as any status is; its delivery, marked as a test, shows every attempt in the console. At most 10 a minute per subscription by default (TEST_EVENTS_PER_MINUTE of the server); beyond, 429 with Retry-After.
          *
          *     Scope: `caas:classifieds:*`.
          *

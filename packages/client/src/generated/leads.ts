@@ -142,7 +142,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to a subscription (immogate extension)
-         * @description POSTs a realistic made-up lead to the subscription’s url, whatever its status, signed with its apiKey and carrying it in `X-Api-Key`, as a notification goes; its delivery, marked as a test, shows every attempt in the console.
+         * @description POSTs a realistic made-up lead to the subscription’s url, whatever its status, signed with its apiKey and carrying it in `X-Api-Key`, as a notification goes; its delivery, marked as a test, shows every attempt in the console. At most 10 a minute per subscription by default (TEST_EVENTS_PER_MINUTE of the server); beyond, 429 with Retry-After.
          *
          *     Scope: `leads:webhooks`.
          */

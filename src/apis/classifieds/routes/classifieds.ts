@@ -5,6 +5,7 @@
  */
 import { tenantOf } from '../../../platform/auth/guard.js';
 import { entityTags } from '../../../platform/http/etags.js';
+import { byClient, perMinute } from '../../../platform/http/rateLimit.js';
 import { validationProblem } from '../../../platform/http/validation.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import {
@@ -33,7 +34,7 @@ function acknowledgement(classifiedId: string): Acknowledgement {
 // thousand-field tree.
 const documentedOnly = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
 
-export async function classifiedRoutes(app: ApiApp, { pool }: ApiDependencies): Promise<void> {
+export async function classifiedRoutes(app: ApiApp, { pool, config }: ApiDependencies): Promise<void> {
   app.post(
     '/classifieds',
     {
@@ -123,11 +124,15 @@ export async function classifiedRoutes(app: ApiApp, { pool }: ApiDependencies): 
   );
 
   // An extension: the checks of a POST and of processing, reported instead of applied (the
-  // route's schema is the POST's, so attachValidation hands over what it found).
+  // route's schema is the POST's, so attachValidation hands over what it found). It costs a write's
+  // work without a write's value, so it has a budget per client.
   app.post(
     '/classifieds/validate',
     {
-      config: { scope: SCOPES.createClassified },
+      config: {
+        scope: SCOPES.createClassified,
+        ...perMinute('caas-validate', config.rateLimits.validationsPerMinute, 'client', byClient),
+      },
       attachValidation: true,
       schema: {
         operationId: 'validateClassified',

@@ -2,6 +2,7 @@
 import type { FastifyReply } from 'fastify';
 import { tenantOf } from '../../../platform/auth/guard.js';
 import { Delivery } from '../../../platform/delivery/index.js';
+import { bySubscription, perMinute } from '../../../platform/http/rateLimit.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import { sealerFor } from '../../../platform/secrets/sealer.js';
 import { SCOPES } from '../model/scopes.js';
@@ -42,7 +43,16 @@ export async function webhookRoutes(app: ApiApp, { pool, config }: ApiDependenci
   app.post(
     '/webhooks/test-events',
     {
-      config: { scope: SCOPES.createSubscriptionToWebhook },
+      config: {
+        scope: SCOPES.createSubscriptionToWebhook,
+        // Each test event is an outbound POST: a budget per subscription (one per client here).
+        ...perMinute(
+          'caas-test-events',
+          config.rateLimits.testEventsPerMinute,
+          'subscription',
+          bySubscription((request) => tenantOf(request).clientId),
+        ),
+      },
       schema: { operationId: 'sendWebhookTestEvent', 'x-immogate-extension': true, response: { 202: Delivery } },
     },
     async (request, reply) => reply.code(202).send(await sendTestEvent(pool, tenantOf(request))),

@@ -2,10 +2,12 @@
  * HTTP of the webhook subscriptions: POST, GET, PUT, DELETE /webhook/subscriptions[/{id}], GET
  * /webhook/subscriptions/{id}/audit, and POST /webhook/subscriptions/{id}/test-events (an extension).
  */
+import type { FastifyRequest } from 'fastify';
 import { tenantOf } from '../../../platform/auth/guard.js';
 import type { Environment } from '../../../platform/catalogue.js';
 import { addressPolicy, checkTargetUrl, Delivery, OutboundError } from '../../../platform/delivery/index.js';
 import { badRequest } from '../../../platform/http/problems.js';
+import { bySubscription, perMinute } from '../../../platform/http/rateLimit.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import { sealerFor } from '../../../platform/secrets/sealer.js';
 import {
@@ -31,6 +33,12 @@ import {
 
 // The spec's limit for POST /webhook/subscriptions (as for GET /leads): 10 per 200 ms per caller.
 const RATE_LIMIT = { max: 10, timeWindow: 200 };
+
+/** The subscription a test event is asked for, as the route's path names it (before its schema has checked it). */
+function subscriptionIdOf(request: FastifyRequest): string {
+  const id: unknown = typeof request.params === 'object' && request.params !== null ? Reflect.get(request.params, 'id') : undefined;
+  return String(id);
+}
 
 /** The one URL check the schema cannot make: scheme, credentials, private addresses (the environment's address policy). */
 function checkUrl(url: string, config: ApiDependencies['config'], environment: Environment): void {
@@ -109,7 +117,11 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
   app.post(
     '/webhook/subscriptions/:id/test-events',
     {
-      config: { scope: SUBSCRIPTION_SCOPE },
+      config: {
+        scope: SUBSCRIPTION_SCOPE,
+        // Each test event is an outbound POST: a budget per subscription.
+        ...perMinute('leads-test-events', config.rateLimits.testEventsPerMinute, 'subscription', bySubscription(subscriptionIdOf)),
+      },
       schema: {
         operationId: 'sendWebhookSubscriptionTestEvent',
         'x-immogate-extension': true,

@@ -2,6 +2,7 @@
 import { tenantOf } from '../../../platform/auth/guard.js';
 import type { BlobStore } from '../../../platform/blobs/index.js';
 import { apiById, rootPath } from '../../../platform/catalogue.js';
+import { byClient, perMinute } from '../../../platform/http/rateLimit.js';
 import { validationProblem } from '../../../platform/http/validation.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import { ListingValidation } from '../model/console.js';
@@ -93,11 +94,14 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
   );
 
   // An extension: the checks of a POST reported instead of applied (the route's schema is the
-  // POST's, so attachValidation hands over what it found).
+  // POST's, so attachValidation hands over what it found); a budget per client, as a write's work.
   app.post(
     '/listings/validate',
     {
-      config: { scope: 'clim:listings:create' },
+      config: {
+        scope: 'clim:listings:create',
+        ...perMinute('clim-validate', config.rateLimits.validationsPerMinute, 'client', byClient),
+      },
       attachValidation: true,
       schema: {
         operationId: 'validateListing',
