@@ -16,6 +16,7 @@ import { answerClientError, installErrorHandling, sendProblem, toProblem } from 
 import { installOpenApi, openApiRoute } from './platform/http/openapi.js';
 import { serviceUnavailable } from './platform/http/problems.js';
 import { installRateLimiting } from './platform/http/rateLimit.js';
+import { recordRoutes } from './platform/http/routeTable.js';
 import { installRequestDeadlines, limitConnections } from './platform/http/slowClients.js';
 import { continueTrace } from './platform/http/tracing.js';
 import { createValidators } from './platform/http/validation.js';
@@ -59,6 +60,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       sendProblem(reply.header('traceparent', request.id), toProblem(error, request, config.bodyLimitBytes)),
     clientErrorHandler: answerClientError,
   });
+  recordRoutes(app);
   limitConnections(app.server, config.httpMaxConnections, logger);
   installRequestDeadlines(app, config.httpRequestTimeoutSeconds);
   const validators = createValidators();

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { AuthFailureLimits } from './platform/auth/authFailures.js';
 import { parseKey } from './platform/secrets/sealer.js';
 import { messageOf } from './platform/caught.js';
+import { withoutTrailingSlashes } from './platform/text.js';
 
 /** Typed, frozen configuration. Built once from the environment and passed in; never read at import time. */
 export interface Config {
@@ -112,7 +113,7 @@ function publicUrl(env: Env, host: string, port: number): string {
     throw new ConfigError('PUBLIC_URL', `must use http or https, got "${url.protocol}"`);
   }
   if (url.search !== '' || url.hash !== '') throw new ConfigError('PUBLIC_URL', 'must not carry a query or fragment');
-  return url.toString().replace(/\/+$/, '');
+  return withoutTrailingSlashes(url.toString());
 }
 
 function databaseUrl(env: Env): string | undefined {
@@ -193,7 +194,7 @@ function s3(env: Env): S3Config | undefined {
   const region = given('S3_REGION') ? String(env.S3_REGION) : 'us-east-1';
   if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new ConfigError('S3_REGION', `must be a region name such as eu-central-1, got "${region}"`);
   return Object.freeze({
-    endpoint: endpoint.replace(/\/+$/, ''),
+    endpoint: withoutTrailingSlashes(endpoint),
     bucket,
     region,
     accessKeyId,
