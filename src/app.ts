@@ -16,6 +16,7 @@ import { answerClientError, installErrorHandling, sendProblem, toProblem } from 
 import { installOpenApi, openApiRoute } from './platform/http/openapi.js';
 import { serviceUnavailable } from './platform/http/problems.js';
 import { installRateLimiting } from './platform/http/rateLimit.js';
+import { installLoopGuard } from './platform/http/loopGuard.js';
 import { recordRoutes } from './platform/http/routeTable.js';
 import { installRequestDeadlines, limitConnections } from './platform/http/slowClients.js';
 import { continueTrace } from './platform/http/tracing.js';
@@ -61,6 +62,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     clientErrorHandler: answerClientError,
   });
   recordRoutes(app);
+  // First of the onRequest hooks, so that it sees all of a request's work.
+  installLoopGuard(app, config.requestLoopWarnMs, logger);
   limitConnections(app.server, config.httpMaxConnections, logger);
   installRequestDeadlines(app, config.httpRequestTimeoutSeconds);
   const validators = createValidators();

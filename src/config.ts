@@ -45,6 +45,8 @@ export interface Config {
   readonly httpIdleTimeoutSeconds: number;
   /** Connections one server process holds at once; more are refused (and logged) until some close. */
   readonly httpMaxConnections: number;
+  /** A request that held the event loop longer than this in one stretch is logged at warn with its route; 0: not measured. */
+  readonly requestLoopWarnMs: number;
   /** The key-encryption key of the secrets at rest; unset, DATA_DIR/secrets.key (created at first start). */
   readonly secretsKey: string | undefined;
   /** Keys secrets may still be sealed with while a rotation rolls out. */
@@ -259,6 +261,8 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
     // Above the 60 s idle timeout of common load balancers, so they, not we, close an idle keep-alive connection.
     httpIdleTimeoutSeconds: integer(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 72, 1, 3600),
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    // Measured in dev mode by default: the hooks it needs cost every request a little (platform/http/loopGuard.ts).
+    requestLoopWarnMs: integer(env, 'REQUEST_LOOP_WARN_MS', options.dev === true ? 50 : 0, 0, 60_000),
     ...secretsKeys(env),
     authFailureLimits: Object.freeze({
       perClient: integer(env, 'AUTH_FAILURES_PER_CLIENT', 10, 1, 1_000_000),

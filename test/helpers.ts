@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import pg from 'pg';
+import type { DestinationStream } from 'pino';
 import type { ApiModule } from '../src/platform/module.js';
 import { loadConfig, type Config, type ConfigOptions } from '../src/config.js';
 import { createClient } from '../src/platform/auth/clients.js';
@@ -95,7 +96,14 @@ export interface TestServer {
 /** immogate (server and worker) on a free loopback port, on `database`. */
 export async function startTestServer(
   database: TestDatabase,
-  options: { env?: Record<string, string>; config?: ConfigOptions; apis?: readonly ApiModule[]; worker?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    config?: ConfigOptions;
+    apis?: readonly ApiModule[];
+    worker?: boolean;
+    /** Where the log lines go (JSON), for a test that reads them; LOG_LEVEL still decides which. */
+    log?: DestinationStream;
+  } = {},
 ): Promise<TestServer> {
   const port = await freePort();
   const config = loadConfig(
@@ -103,16 +111,19 @@ export async function startTestServer(
       HOST: '127.0.0.1',
       PORT: String(port),
       DATABASE_URL: database.url,
-      LOG_LEVEL: 'silent',
+      // TEST_LOG_LEVEL=warn npm test shows what the servers log, the dev guard's warnings among it.
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DATA_DIR: '/nonexistent',
       SECRETS_KEY: TEST_SECRETS_KEY,
+      // The event-loop guard of dev mode runs in the tests too (its warnings show with LOG_LEVEL warn).
+      REQUEST_LOOP_WARN_MS: '50',
       ...options.env,
     },
     options.config,
   );
   const services = await startServices(
     config,
-    createLogger(config),
+    createLogger(config, options.log),
     { server: true, worker: options.worker ?? false },
     {
       apis: options.apis,
@@ -357,6 +368,8 @@ export interface ServerFixtureOptions {
   config?: ConfigOptions;
   worker?: boolean;
   apis?: readonly ApiModule[];
+  /** Where the server's log lines go (see startTestServer). */
+  log?: DestinationStream;
   /** The client made for the file: its intermediaries and scopes. */
   client?: { intermediaries: string[]; scopes: string[] };
 }
@@ -395,6 +408,7 @@ class Fixture implements ServerFixture {
       config: options.config,
       worker: options.worker,
       apis: options.apis,
+      log: options.log,
     });
     const client = options.client && (await makeClient(server.pool, options.client.intermediaries, options.client.scopes));
     this.started = { database, server, client };
