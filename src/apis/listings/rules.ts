@@ -708,7 +708,8 @@ export const RULES: readonly Rule[] = [
 
 // --- Warnings ----------------------------------------------------------------------------------------------
 
-function warningsOf(request: ListingRequest): ListingWarning[] {
+/** The warnings alone (a stored listing's, for the console): no rule runs. */
+export function listingWarnings(request: ListingRequest): ListingWarning[] {
   const { location } = request.data;
   const warnings: ListingWarning[] = [];
   if (blank(location.street) || blank(location.houseNumber)) {
@@ -731,5 +732,5 @@ export function checkListing(request: ListingRequest, options: CheckOptions = {}
   const fields: KindField[] = [];
   collect(root, request, '', fields);
   const context: Context = { request, options, fields };
-  return { errors: RULES.flatMap((rule) => rule.check(context)), warnings: warningsOf(request) };
+  return { errors: RULES.flatMap((rule) => rule.check(context)), warnings: listingWarnings(request) };
 }
