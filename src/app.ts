@@ -17,6 +17,8 @@ import { installOpenApi, openApiRoute } from './platform/http/openapi.js';
 import { sendNoStore } from './platform/http/noStore.js';
 import { serviceUnavailable } from './platform/http/problems.js';
 import { installRateLimiting } from './platform/http/rateLimit.js';
+import { installLoopGuard } from './platform/http/loopGuard.js';
+import { recordRoutes } from './platform/http/routeTable.js';
 import { installRequestDeadlines, limitConnections } from './platform/http/slowClients.js';
 import { continueTrace } from './platform/http/tracing.js';
 import { createValidators } from './platform/http/validation.js';
@@ -60,6 +62,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       sendProblem(reply.header('traceparent', request.id), toProblem(error, request, config.bodyLimitBytes)),
     clientErrorHandler: answerClientError,
   });
+  recordRoutes(app);
+  // First of the onRequest hooks, so that it sees all of a request's work.
+  installLoopGuard(app, config.requestLoopWarnMs, logger);
   limitConnections(app.server, config.httpMaxConnections, logger);
   installRequestDeadlines(app, config.httpRequestTimeoutSeconds);
   const validators = createValidators();

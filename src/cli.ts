@@ -32,6 +32,7 @@ import { redeliverWebhooks, type Redelivery, type RedeliveryTarget } from './pla
 import { messageOf } from './platform/caught.js';
 import type { ApiDescriptor, Environment } from './platform/catalogue.js';
 import { runDemo } from './demo.js';
+import { withoutTrailingSlashes } from './platform/text.js';
 import { API_CHOICES, TokenError, apiNamed, mintToken, requestToken, type WantedToken } from './cliTokens.js';
 
 class CliError extends Error {}
@@ -471,7 +472,7 @@ function serverUrl(url: string | undefined, config: Config): string {
     throw new CliError(`--url must be an absolute http(s) URL, got "${url}"`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new CliError(`--url must use http or https, got "${url}"`);
-  return parsed.toString().replace(/\/+$/, '');
+  return withoutTrailingSlashes(parsed.toString());
 }
 
 function wantedToken(options: TokenOptions, config: Config): WantedToken {

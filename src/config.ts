@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { AuthFailureLimits } from './platform/auth/authFailures.js';
 import { parseKey } from './platform/secrets/sealer.js';
 import { messageOf } from './platform/caught.js';
+import { withoutTrailingSlashes } from './platform/text.js';
 
 /** Typed, frozen configuration. Built once from the environment and passed in; never read at import time. */
 export interface Config {
@@ -50,6 +51,8 @@ export interface Config {
   readonly httpIdleTimeoutSeconds: number;
   /** Connections one server process holds at once; more are refused (and logged) until some close. */
   readonly httpMaxConnections: number;
+  /** A request that held the event loop longer than this in one stretch is logged at warn with its route; 0: not measured. */
+  readonly requestLoopWarnMs: number;
   /** The key-encryption key of the secrets at rest; unset, DATA_DIR/secrets.key (created at first start). */
   readonly secretsKey: string | undefined;
   /** Keys secrets may still be sealed with while a rotation rolls out. */
@@ -129,7 +132,7 @@ function publicUrl(env: Env, host: string, port: number): string {
     throw new ConfigError('PUBLIC_URL', `must use http or https, got "${url.protocol}"`);
   }
   if (url.search !== '' || url.hash !== '') throw new ConfigError('PUBLIC_URL', 'must not carry a query or fragment');
-  return url.toString().replace(/\/+$/, '');
+  return withoutTrailingSlashes(url.toString());
 }
 
 function databaseUrl(env: Env): string | undefined {
@@ -210,7 +213,7 @@ function s3(env: Env): S3Config | undefined {
   const region = given('S3_REGION') ? String(env.S3_REGION) : 'us-east-1';
   if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new ConfigError('S3_REGION', `must be a region name such as eu-central-1, got "${region}"`);
   return Object.freeze({
-    endpoint: endpoint.replace(/\/+$/, ''),
+    endpoint: withoutTrailingSlashes(endpoint),
     bucket,
     region,
     accessKeyId,
@@ -282,6 +285,8 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
     // Above the 60 s idle timeout of common load balancers, so they, not we, close an idle keep-alive connection.
     httpIdleTimeoutSeconds: integer(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 72, 1, 3600),
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    // Measured in dev mode by default: the hooks it needs cost every request a little (platform/http/loopGuard.ts).
+    requestLoopWarnMs: integer(env, 'REQUEST_LOOP_WARN_MS', options.dev === true ? 50 : 0, 0, 60_000),
     ...secretsKeys(env),
     authFailureLimits: Object.freeze({
       perClient: integer(env, 'AUTH_FAILURES_PER_CLIENT', 10, 1, 1_000_000),

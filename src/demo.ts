@@ -71,7 +71,8 @@ class Walk {
   }
 
   private shown(text: string): string {
-    const flat = text.replace(/\s*\n\s*/g, ' ');
+    // Each run of whitespace holding a line break becomes one space (/\s*\n\s*/ would rescan long runs).
+    const flat = text.replace(/\s+/g, (run) => (run.includes('\n') ? ' ' : run));
     return flat.length > BODY_SHOWN ? `${flat.slice(0, BODY_SHOWN)}... (${flat.length} characters)` : flat;
   }
 

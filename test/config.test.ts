@@ -59,6 +59,7 @@ describe('loadConfig', () => {
       httpRequestTimeoutSeconds: 30,
       httpIdleTimeoutSeconds: 72,
       httpMaxConnections: 10_000,
+      requestLoopWarnMs: 0,
       secretsKey: undefined,
       secretsKeyPrevious: [],
       authFailureLimits: { perClient: 10, perAddress: 100, adminTokenPerAddress: 10, windowSeconds: 60 },
@@ -67,6 +68,14 @@ describe('loadConfig', () => {
       adminToken: undefined,
       s3: undefined,
     });
+  });
+
+  it('measures how long a request holds the event loop in dev mode (50 ms), not otherwise unless REQUEST_LOOP_WARN_MS says', () => {
+    assert.equal(loadConfig({}, { dev: true }).requestLoopWarnMs, 50);
+    assert.equal(loadConfig({ REQUEST_LOOP_WARN_MS: '0' }, { dev: true }).requestLoopWarnMs, 0);
+    assert.equal(loadConfig({ REQUEST_LOOP_WARN_MS: '200' }).requestLoopWarnMs, 200);
+    assert.throws(() => loadConfig({ REQUEST_LOOP_WARN_MS: '-1' }), /REQUEST_LOOP_WARN_MS: must be a whole number, got "-1"/);
+    assert.throws(() => loadConfig({ REQUEST_LOOP_WARN_MS: '60001' }), /REQUEST_LOOP_WARN_MS: must be between 0 and 60000, got 60001/);
   });
 
   it('treats empty variables as unset', () => {
@@ -98,6 +107,7 @@ describe('loadConfig', () => {
       HTTP_REQUEST_TIMEOUT_SECONDS: '120',
       HTTP_IDLE_TIMEOUT_SECONDS: '30',
       HTTP_MAX_CONNECTIONS: '500',
+      REQUEST_LOOP_WARN_MS: '20',
       SECRETS_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
       SECRETS_KEY_PREVIOUS: '3031323334353637383961626364656630313233343536373839616263646566',
       AUTH_FAILURES_PER_CLIENT: '5',
@@ -133,6 +143,7 @@ describe('loadConfig', () => {
       httpRequestTimeoutSeconds: 120,
       httpIdleTimeoutSeconds: 30,
       httpMaxConnections: 500,
+      requestLoopWarnMs: 20,
       secretsKey: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
       secretsKeyPrevious: ['3031323334353637383961626364656630313233343536373839616263646566'],
       authFailureLimits: { perClient: 5, perAddress: 50, adminTokenPerAddress: 3, windowSeconds: 300 },

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import pg from 'pg';
+import type { DestinationStream } from 'pino';
 import type { ApiModule } from '../src/platform/module.js';
 import { loadConfig, type Config, type ConfigOptions } from '../src/config.js';
 import { createClient } from '../src/platform/auth/clients.js';
@@ -19,7 +20,6 @@ import { Sealer, parseKey } from '../src/platform/secrets/sealer.js';
 import { WEBHOOK_SECRET } from '../src/platform/secrets/stored.js';
 import { Problem } from '../src/platform/http/problems.js';
 import { createLogger } from '../src/platform/log.js';
-import type { DestinationStream } from 'pino';
 import { startServices, type Services } from '../src/runtime.js';
 
 /** The repository's root (this file runs from dist/test/), for the files tests read as data. */
@@ -101,7 +101,7 @@ export async function startTestServer(
     config?: ConfigOptions;
     apis?: readonly ApiModule[];
     worker?: boolean;
-    /** Where its log lines go (LOG_LEVEL decides which); none by default. */
+    /** Where its log lines go (JSON, for a test that reads them; LOG_LEVEL decides which); none by default. */
     logTo?: DestinationStream;
   } = {},
 ): Promise<TestServer> {
@@ -111,9 +111,12 @@ export async function startTestServer(
       HOST: '127.0.0.1',
       PORT: String(port),
       DATABASE_URL: database.url,
-      LOG_LEVEL: 'silent',
+      // TEST_LOG_LEVEL=warn npm test shows what the servers log, the dev guard's warnings among it.
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DATA_DIR: '/nonexistent',
       SECRETS_KEY: TEST_SECRETS_KEY,
+      // The event-loop guard of dev mode runs in the tests too (its warnings show with LOG_LEVEL warn).
+      REQUEST_LOOP_WARN_MS: '50',
       ...options.env,
     },
     options.config,

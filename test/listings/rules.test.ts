@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ErrorObject } from 'ajv';
+import fc from 'fast-check';
 import { berlinRentApartmentExample } from '../../src/apis/listings/model/example.js';
 import {
   DISTRIBUTION_SUB_TYPES,
@@ -24,6 +25,7 @@ import { checkListing, forbiddenContent, isProjectListing, isPublished, RULES, t
 import { LISTING_REQUEST_SCHEMA_ID, ListingRequest } from '../../src/apis/listings/model/listing.js';
 import { createValidators, validationProblem } from '../../src/platform/http/validation.js';
 import { berlinRentApartment } from '../fixtures/listings.js';
+import { formerForbiddenContent } from '../fixtures/rule21.js';
 import { REPO_ROOT } from '../helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -830,5 +832,123 @@ describe('projects, publishing and warnings', () => {
       errors: [],
       warnings: [noNumber, noGeometry],
     });
+  });
+});
+
+describe('rule 21 in linear time', () => {
+  /**
+   * Pieces of the shapes rule 21 looks for, so that random texts often come close to one: all of
+   * them, then without markup (which is reported first and would hide the rest), then for phones.
+   */
+  const PIECES: Record<string, string[]> = {
+    'any shape': [
+      ...'aAzZdeo09_.-@()/+%<>&#;,: \n\u00a0\t'.split(''),
+      ...['de', 'com', 'info', 'Info', 'at', 'www.', 'http://', 'ftp:/', '(at)', ' (at) ', '(@)', '.de', '.de/x'],
+      ...['+49 30 ', '0171-123', '(030) ', '&amp;', '<b>', '<!--'],
+    ],
+    'addresses and domains': [
+      ...'aAzZdo09_.-@()/+%,: \n\u00a0'.split(''),
+      ...['de', 'com', 'info', 'Info', 'at', 'io', 'immo', 'www.', '(at)', ' (at) ', '(@)', '.de', '.de/x', '.a', 'x@', 'a@b'],
+    ],
+    phones: [...'0123456789 +()/-.,a\n'.split(''), '+49', '030', '0171', ' 123', '(0)', '0815'],
+  };
+
+  for (const [name, pieces] of Object.entries(PIECES)) {
+    it(`finds exactly what the former regular expressions found, on random texts of ${name}`, () => {
+      const texts = fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((parts) => parts.join(''));
+      fc.assert(
+        fc.property(texts, (text) => {
+          assert.deepEqual(forbiddenContent(text), formerForbiddenContent(text), JSON.stringify(text));
+        }),
+        { numRuns: 10_000 },
+      );
+    });
+  }
+
+  /** Texts that made the former patterns take seconds (issue 22), and what rule 21 finds in them. */
+  const ADVERSARIAL: [string, string, { what: string; found: string } | undefined][] = [
+    ['64,000 letters', 'a'.repeat(64_000), undefined],
+    ['32,000 × "a."', 'a.'.repeat(32_000), undefined],
+    ['32,000 × "a-"', 'a-'.repeat(32_000), undefined],
+    ['32,000 × "a@a."', 'a@a.'.repeat(32_000), undefined],
+    ['16,000 × "a(at)"', 'a(at)'.repeat(16_000), undefined],
+    ['10,000 × "a (at) "', 'a (at) '.repeat(10_000), undefined],
+    ['16,000 × "a(@)"', 'a(@)'.repeat(16_000), undefined],
+    ['32,000 × "a." after "(at)" and before "de"', `kontakt(at)${'a.'.repeat(32_000)}de`, undefined],
+    ['32,000 × "a-" before ".de"', `${'a-'.repeat(32_000)}.de`, undefined],
+    ['32,000 × "a." before "de/"', `${'a.'.repeat(32_000)}de/`, undefined],
+  ];
+  // The last three are found, each as the whole text.
+  ADVERSARIAL[7]![2] = { what: 'an email address', found: ADVERSARIAL[7]![1] };
+  ADVERSARIAL[8]![2] = { what: 'a URL', found: ADVERSARIAL[8]![1] };
+  ADVERSARIAL[9]![2] = { what: 'a URL', found: ADVERSARIAL[9]![1] };
+
+  it('reads each adversarial text in a few milliseconds, with the same finding as before', () => {
+    for (const [name, text, expected] of ADVERSARIAL) {
+      const started = performance.now();
+      const finding = forbiddenContent(text);
+      const ms = performance.now() - started;
+      assert.deepEqual(finding, expected, name);
+      // The former patterns took 8-16 s on the first; a linear scan of 64 KB takes well under a millisecond.
+      assert.ok(ms < 100, `${name}: ${ms.toFixed(1)} ms`);
+      // The same answer as the former patterns, on a piece short enough for them (they are quadratic).
+      const piece = text.slice(0, 300) + text.slice(-300);
+      assert.deepEqual(forbiddenContent(piece), formerForbiddenContent(piece), `${name} (600 characters)`);
+    }
+  });
+
+  it('reads adversarial texts of 3999 characters in the body, each reported as the former rule did', () => {
+    for (const [name, text] of ADVERSARIAL) {
+      const entry = text.slice(0, 3995) + text.slice(-4);
+      const expected = formerForbiddenContent(entry);
+      const started = performance.now();
+      const errors = errorsOf((b) => {
+        b.data.texts.description.de = entry;
+        b.data.texts.headline = { de: entry, en: entry };
+      });
+      assert.ok(performance.now() - started < 250, name);
+      const pointers = ['/data/texts/headline/de', '/data/texts/headline/en', '/data/texts/description/de'];
+      assert.deepEqual(
+        errors,
+        expected === undefined ? [] : pointers.map((pointer) => RULE_21(pointer, expected.what, expected.found)),
+        name,
+      );
+    }
+  });
+
+  it("leaves a text rule 1 refused to rule 1: its entry gets rule 1's error only", () => {
+    const long = `Mehr unter www.example.de oder info@makler.de, Tel. 030 12345678. ${'Altbau '.repeat(600)}`;
+    assert.deepEqual(
+      errorsOf((b) => {
+        b.data.texts.description.de = long;
+        b.data.texts.description.en = 'More at www.example.de';
+      }),
+      [
+        {
+          name: '/data/texts/description/de',
+          reason: `rule 1: a multi-lingual text is at most 3999 characters; this one has ${long.length}.`,
+        },
+        RULE_21('/data/texts/description/en', 'a URL', 'www.example.de'),
+      ],
+    );
+    for (const [name, text] of ADVERSARIAL) {
+      assert.deepEqual(
+        errorsOf((b) => (b.data.texts.description.de = text)),
+        [
+          {
+            name: '/data/texts/description/de',
+            reason: `rule 1: a multi-lingual text is at most 3999 characters; this one has ${text.length}.`,
+          },
+        ],
+        name,
+      );
+    }
+    // 3999 characters of which some are two UTF-16 units each are within rule 1, and so read by rule 21.
+    const emoji = `${'🏠'.repeat(3970)} www.example.de`;
+    assert.equal([...emoji].length, 3985);
+    assert.deepEqual(
+      errorsOf((b) => (b.data.texts.description.de = emoji)),
+      [RULE_21('/data/texts/description/de', 'a URL', 'www.example.de')],
+    );
   });
 });

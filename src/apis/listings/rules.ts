@@ -122,20 +122,49 @@ function fieldsOf(kinds: readonly FieldKind[], context: Context): KindField[] {
   return context.fields.filter((field) => kinds.includes(field.kind));
 }
 
+interface TextEntry {
+  pointer: string;
+  kind: FieldKind;
+  text: string;
+}
+
 /** The language entries of multilingual texts and the plain free-text fields, each with its pointer. */
-function textEntries(context: Context, kinds: readonly FieldKind[]): { pointer: string; text: string }[] {
-  return fieldsOf(kinds, context).flatMap((field) => {
-    if (typeof field.value === 'string') return [{ pointer: field.pointer, text: field.value }];
-    if (!isObject(field.value)) return [];
-    return Object.entries(field.value)
+function textEntries(context: Context, kinds: readonly FieldKind[]): TextEntry[] {
+  return fieldsOf(kinds, context).flatMap(({ pointer, kind, value }) => {
+    if (typeof value === 'string') return [{ pointer, kind, text: value }];
+    if (!isObject(value)) return [];
+    return Object.entries(value)
       .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
-      .map(([language, text]) => ({ pointer: `${field.pointer}/${pointerStep(language)}`, text }));
+      .map(([language, text]) => ({ pointer: `${pointer}/${pointerStep(language)}`, kind, text }));
   });
 }
 
 // --- Value checks -------------------------------------------------------------------------------------
 
 const MAX_TEXT = 3999;
+
+/** Characters as rule 1 counts them (code points, as `[...text].length`), without making an array of them. */
+function characterCount(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count -= 1;
+        i += 1;
+      }
+    }
+  }
+  return count;
+}
+
+/** Rule 1's finding: a multi-lingual text over MAX_TEXT characters (a UTF-16 length within it needs no count). */
+function tooLong({ kind, text }: TextEntry): number | undefined {
+  if (kind !== 'multiLingualText' || text.length <= MAX_TEXT) return undefined;
+  const length = characterCount(text);
+  return length > MAX_TEXT ? length : undefined;
+}
 // The "fast" email syntax of ajv-formats: what a mail system accepts in practice.
 const EMAIL =
   /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
@@ -175,51 +204,200 @@ function blank(value: unknown): boolean {
 }
 
 // --- Rule 21: contact details and markup inside free text --------------------------------------------
-
-const TOP_LEVEL_DOMAINS = 'de|com|net|org|eu|info|biz|io|at|ch|immo|berlin|online|shop|app';
+//
+// Rule 21 reads every text of a body (a 1 MiB body holds hundreds of them), so it must cost time in
+// proportion to the text, whatever the text. A backtracking engine searching an unanchored `X+Y`
+// restarts at every position inside a run of X and rescans the rest of the run each time: on 64,000
+// letters, or 32,000 "a." or "a-", the former email and bare-domain patterns took seconds. Those two
+// are scanners now: each run is read once, and when the first start of a run fails every later
+// start inside it fails too (it sees a suffix of the same labels), so the scan moves past the run.
+// They report exactly what the former patterns matched (test/listings/rules.test.ts compares them on
+// random texts). The HTML, URL and phone patterns remain regular expressions, each proven linear by
+// recheck's automaton checker (test/hostile/redos.test.ts), which is why they have no lookbehind.
 
 /**
- * What rule 21 looks for, in the order reported. Written so that ordinary German listing text is
- * not caught: dates (01.03.2027), prices (1.250 €), postal codes, house numbers, floors ("2. OG")
- * and abbreviations ("z. B.", "inkl.") contain none of these shapes. Bare domains count only with
- * a lower-case common top-level domain, so "Balkon.Info" (a missing space) is not a URL.
+ * Written so that ordinary German listing text is not caught: dates (01.03.2027), prices (1.250 €),
+ * postal codes, house numbers, floors ("2. OG") and abbreviations ("z. B.", "inkl.") contain none of
+ * these shapes. Bare domains count only with a lower-case common top-level domain, so "Balkon.Info"
+ * (a missing space) is not a URL.
  */
-const FORBIDDEN: { what: string; pattern: RegExp }[] = [
-  { what: 'HTML', pattern: /<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?>|<!--|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);/ },
-  { what: 'an email address', pattern: /[A-Za-z0-9._%+-]+(?:@|\s?\((?:at|@)\)\s?)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/ },
-  { what: 'a URL', pattern: /\b(?:https?|ftp):\/\/\S+|\bwww\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\S*/i },
-  {
-    what: 'a URL',
-    pattern: new RegExp(`\\b[A-Za-z0-9][A-Za-z0-9-]*(?:\\.[A-Za-z0-9-]+)*\\.(?:${TOP_LEVEL_DOMAINS})(?![A-Za-z0-9-])(?:/\\S*)?`),
-  },
-];
+const HTML = /<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?>|<!--|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);/;
+const SCHEME_OR_WWW_URL = /\b(?:https?|ftp):\/\/\S+|\bwww\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\S*/i;
+const TOP_LEVEL_DOMAINS: ReadonlySet<string> = new Set([
+  'de',
+  'com',
+  'net',
+  'org',
+  'eu',
+  'info',
+  'biz',
+  'io',
+  'at',
+  'ch',
+  'immo',
+  'berlin',
+  'online',
+  'shop',
+  'app',
+]);
+const LONGEST_TOP_LEVEL_DOMAIN = Math.max(...[...TOP_LEVEL_DOMAINS].map((tld) => tld.length));
+/** The path after a bare domain: a slash and what follows up to whitespace. */
+const PATH = /\/\S*/y;
+const WHITESPACE = /\s/y;
+
+function isAlphanumeric(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+/** A character of a domain label: [A-Za-z0-9-]. */
+function isLabelChar(c: number): boolean {
+  return isAlphanumeric(c) || c === 0x2d;
+}
+
+/** A character of an email's local part: [A-Za-z0-9._%+-]. */
+function isLocalChar(c: number): boolean {
+  return isLabelChar(c) || c === 0x2e || c === 0x5f || c === 0x25 || c === 0x2b;
+}
+
+/** What \b counts as a word character: [A-Za-z0-9_]. */
+function isWordChar(c: number): boolean {
+  return isAlphanumeric(c) || c === 0x5f;
+}
+
+function isWhitespaceAt(text: string, at: number): boolean {
+  WHITESPACE.lastIndex = at;
+  return WHITESPACE.test(text);
+}
+
+/** The index after the label of [A-Za-z0-9-] starting at `at` (`at` itself when there is none). */
+function labelEnd(text: string, at: number): number {
+  let end = at;
+  while (isLabelChar(text.charCodeAt(end))) end += 1;
+  return end;
+}
+
+/** After "@", " (at) " or "(@)" (one whitespace either side at most) ending at `at`: where the domain starts. */
+function domainStartAfter(text: string, at: number): number | undefined {
+  if (text.charCodeAt(at) === 0x40) return at + 1;
+  let next = isWhitespaceAt(text, at) ? at + 1 : at;
+  if (text.charCodeAt(next) !== 0x28) return undefined;
+  next += 1;
+  if (text.startsWith('at', next)) next += 2;
+  else if (text.charCodeAt(next) === 0x40) next += 1;
+  else return undefined;
+  if (text.charCodeAt(next) !== 0x29) return undefined;
+  next += 1;
+  // A whitespace there is taken; without it the domain would have to start with one, and cannot.
+  return isWhitespaceAt(text, next) ? next + 1 : next;
+}
+
+/**
+ * Where an email's domain starting at `at` ends: labels joined by dots, of which the last one that
+ * starts with two letters or more ends the address after its letters; undefined without one.
+ */
+function emailDomainEnd(text: string, at: number): number | undefined {
+  let end: number | undefined;
+  let next = labelEnd(text, at);
+  if (next === at) return undefined;
+  while (text.charCodeAt(next) === 0x2e && isLabelChar(text.charCodeAt(next + 1))) {
+    const label = next + 1;
+    let letters = label;
+    while (isLetter(text.charCodeAt(letters))) letters += 1;
+    if (letters - label >= 2) end = letters;
+    next = labelEnd(text, label);
+  }
+  return end;
+}
+
+/**
+ * An email address, also written with (at): a run of [A-Za-z0-9._%+-], the at, and a domain whose
+ * last label starts with two letters.
+ */
+function emailIn(text: string): string | undefined {
+  let start = 0;
+  while (start < text.length) {
+    if (!isLocalChar(text.charCodeAt(start))) {
+      start += 1;
+      continue;
+    }
+    let runEnd = start + 1;
+    while (isLocalChar(text.charCodeAt(runEnd))) runEnd += 1;
+    // The at can only follow the whole run: none of its forms starts with a character of the run.
+    const domain = domainStartAfter(text, runEnd);
+    const end = domain === undefined ? undefined : emailDomainEnd(text, domain);
+    if (end !== undefined) return text.slice(start, end);
+    start = runEnd;
+  }
+  return undefined;
+}
+
+/**
+ * A bare domain with one of TOP_LEVEL_DOMAINS (lower case) as a whole label: from a word start,
+ * labels joined by dots up to the last such label, then a path if a slash follows.
+ */
+function bareDomainIn(text: string): string | undefined {
+  let start = 0;
+  while (start < text.length) {
+    if (!isAlphanumeric(text.charCodeAt(start)) || (start > 0 && isWordChar(text.charCodeAt(start - 1)))) {
+      start += 1;
+      continue;
+    }
+    let end: number | undefined;
+    let next = labelEnd(text, start + 1);
+    while (text.charCodeAt(next) === 0x2e && isLabelChar(text.charCodeAt(next + 1))) {
+      const label = next + 1;
+      next = labelEnd(text, label);
+      if (next - label <= LONGEST_TOP_LEVEL_DOMAIN && TOP_LEVEL_DOMAINS.has(text.slice(label, next))) end = next;
+    }
+    if (end !== undefined) {
+      PATH.lastIndex = end;
+      return text.slice(start, end) + (PATH.exec(text)?.[0] ?? '');
+    }
+    // Every later start before `next` reads a suffix of these labels: it finds no domain either.
+    start = next;
+  }
+  return undefined;
+}
 
 /**
  * A phone number: a run of digits with the separators people write in numbers (space, slash,
  * hyphen, parentheses; not dots or commas, which dates and prices use), starting with + (at least
  * 7 digits) or with a 0 (at least 9 digits: an area code and a subscriber number; fewer would catch
  * "0815" or a date written 01/03/2027). Not preceded by a digit, dot or comma, so the middle of a
- * larger number never starts one.
+ * larger number never starts one (that character is matched, not looked behind at, so that the
+ * automaton checker can prove the pattern linear; the candidate is group 1).
  */
-const PHONE_CANDIDATE = /(?<![\d.,])(?:\+|\(?0)[\d\s/()-]*\d/g;
+const PHONE_CANDIDATE = /(?:^|[^\d.,])((?:\+|\(?0)[\d\s/()-]*\d)/g;
 
 function phoneIn(text: string): string | undefined {
   for (const match of text.matchAll(PHONE_CANDIDATE)) {
-    const candidate = match[0];
+    const candidate = match[1] ?? '';
     const digits = candidate.replace(/\D/g, '').length;
     if (digits >= (candidate.startsWith('+') ? 7 : 9) && digits <= 15) return candidate.trim();
   }
   return undefined;
 }
 
+/** What rule 21 looks for, in the order reported. */
+const FORBIDDEN: readonly { what: string; find: (text: string) => string | undefined }[] = [
+  { what: 'HTML', find: (text) => HTML.exec(text)?.[0] },
+  { what: 'an email address', find: emailIn },
+  { what: 'a URL', find: (text) => SCHEME_OR_WWW_URL.exec(text)?.[0] },
+  { what: 'a URL', find: bareDomainIn },
+  { what: 'a phone number', find: phoneIn },
+];
+
 /** What rule 21 finds in a text: the kind and the offending part, or undefined for a clean text. */
 export function forbiddenContent(text: string): { what: string; found: string } | undefined {
-  for (const { what, pattern } of FORBIDDEN) {
-    const match = pattern.exec(text);
-    if (match) return { what, found: match[0] };
+  for (const { what, find } of FORBIDDEN) {
+    const found = find(text);
+    if (found !== undefined) return { what, found };
   }
-  const phone = phoneIn(text);
-  return phone === undefined ? undefined : { what: 'a phone number', found: phone };
+  return undefined;
 }
 
 // --- Projects -------------------------------------------------------------------------------------------
@@ -348,13 +526,12 @@ export const RULES: readonly Rule[] = [
     id: '1',
     title: 'Multi-lingual texts are at most 3999 characters',
     check: (context) =>
-      textEntries(context, ['multiLingualText'])
-        .map(({ pointer, text }) => ({ pointer, length: [...text].length }))
-        .filter(({ length }) => length > MAX_TEXT)
-        .map(({ pointer, length }) => ({
-          name: pointer,
-          reason: `rule 1: a multi-lingual text is at most ${MAX_TEXT} characters; this one has ${length}.`,
-        })),
+      textEntries(context, ['multiLingualText']).flatMap((entry) => {
+        const length = tooLong(entry);
+        return length === undefined
+          ? []
+          : [{ name: entry.pointer, reason: `rule 1: a multi-lingual text is at most ${MAX_TEXT} characters; this one has ${length}.` }];
+      }),
   },
   rangeRule('2', 'Emails are valid', ['email'], (v) => typeof v === 'string' && EMAIL.test(v), 'rule 2: must be a valid email address.'),
   rangeRule(
@@ -511,8 +688,11 @@ export const RULES: readonly Rule[] = [
   {
     id: '21',
     title: 'Text entries contain no HTML, URLs, email addresses or phone numbers',
+    // A text rule 1 refused is not read again: its answer is rule 1's, and the text may be as long as the body.
     check: (context) =>
-      textEntries(context, ['multiLingualText', 'freeText']).flatMap(({ pointer, text }) => {
+      textEntries(context, ['multiLingualText', 'freeText']).flatMap((entry) => {
+        if (tooLong(entry) !== undefined) return [];
+        const { pointer, text } = entry;
         const finding = forbiddenContent(text);
         return finding
           ? [
@@ -528,7 +708,8 @@ export const RULES: readonly Rule[] = [
 
 // --- Warnings ----------------------------------------------------------------------------------------------
 
-function warningsOf(request: ListingRequest): ListingWarning[] {
+/** The warnings alone (a stored listing's, for the console): no rule runs. */
+export function listingWarnings(request: ListingRequest): ListingWarning[] {
   const { location } = request.data;
   const warnings: ListingWarning[] = [];
   if (blank(location.street) || blank(location.houseNumber)) {
@@ -551,5 +732,5 @@ export function checkListing(request: ListingRequest, options: CheckOptions = {}
   const fields: KindField[] = [];
   collect(root, request, '', fields);
   const context: Context = { request, options, fields };
-  return { errors: RULES.flatMap((rule) => rule.check(context)), warnings: warningsOf(request) };
+  return { errors: RULES.flatMap((rule) => rule.check(context)), warnings: listingWarnings(request) };
 }

@@ -15,6 +15,7 @@ import { sendNoStore } from '../http/noStore.js';
 import { Problem } from '../http/problems.js';
 import { lockedFor, recordFailure, type AuthFailureLimits } from './authFailures.js';
 import { verifySecret } from './secrets.js';
+import { withoutTrailingSlashes } from '../text.js';
 import { TOKEN_LIFETIME_SECONDS, issueToken } from './tokens.js';
 
 /** RFC 6749 section 5.2 error codes, with the HTTP status each is answered with. */
@@ -149,7 +150,7 @@ function checkGrant(params: Record<string, string>): void {
 /** Step 4: the audience is one API root in one environment. */
 function checkAudience(params: Record<string, string>, known: Audience[]): Audience {
   const wanted = required(params, 'audience');
-  const audience = known.find((candidate) => candidate.url === wanted.replace(/\/+$/, ''));
+  const audience = known.find((candidate) => candidate.url === withoutTrailingSlashes(wanted));
   if (!audience) {
     throw new OAuthError(
       'invalid_target',

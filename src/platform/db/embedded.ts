@@ -284,7 +284,7 @@ async function initialise(paths: Paths): Promise<void> {
  * the port we found free was taken meanwhile: each passes, so another try is worth it.
  */
 const TRANSIENT =
-  /lock file "postmaster\.pid" already exists|pre-existing shared memory block .* is still in use|could not create any TCP\/IP sockets/;
+  /lock file "postmaster\.pid" already exists|pre-existing shared memory block \([^()]*\) is still in use|could not create any TCP\/IP sockets/;
 
 class TransientStartError extends Error {}
 

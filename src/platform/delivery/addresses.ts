@@ -81,7 +81,8 @@ function parseV6(text: string): number[] {
 
 /** The address as 4 or 16 bytes, or undefined when it is no IP address. A zone (`%eth0`) is ignored. */
 export function parseIp(address: string): number[] | undefined {
-  const text = address.replace(/%.*$/, '');
+  const zone = address.indexOf('%');
+  const text = zone === -1 ? address : address.slice(0, zone);
   if (net.isIPv4(text)) return parseV4(text);
   if (net.isIPv6(text)) return parseV6(text);
   return undefined;

@@ -18,6 +18,7 @@ import {
 } from '../../../platform/delivery/index.js';
 import { badRequest, notFound } from '../../../platform/http/problems.js';
 import type { Sealer } from '../../../platform/secrets/sealer.js';
+import { withoutTrailingSlashes } from '../../../platform/text.js';
 import { WEBHOOK_SECRET } from '../../../platform/secrets/stored.js';
 import { WEBHOOK_SOURCE, type Subscription } from '../model/webhooks.js';
 import * as repository from '../repository.js';
@@ -34,7 +35,7 @@ function checkUrl(url: string, config: Config, tenant: Tenant): void {
 
 export async function subscribe(pool: pg.Pool, sealer: Sealer, config: Config, tenant: Tenant, subscription: Subscription): Promise<void> {
   checkUrl(subscription.url, config, tenant);
-  const url = subscription.url.replace(/\/+$/, '');
+  const url = withoutTrailingSlashes(subscription.url);
   await withTenant(pool, tenant, async (client) => {
     const row = await repository.upsertSubscription(client, tenant, {
       subscriptionId: randomUUID(),

@@ -18,6 +18,7 @@ import {
 } from '../model/listing.js';
 import { createListing, deleteListing, listListings, readListing, updateListing } from '../services/listings.js';
 import { mediaStore } from '../services/medias.js';
+import { RuleChecks } from '../ruleChecks.js';
 import { validateListing } from '../services/validation.js';
 
 const CLIM = apiById('clim');
@@ -27,6 +28,9 @@ const CLIM = apiById('clim');
 const documentedOnly = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
 
 export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependencies): Promise<void> {
+  // The rules of a body with much text run on worker threads (ruleChecks.ts), ended with the app.
+  const rules = new RuleChecks();
+  app.addHook('onClose', () => rules.close());
   // Opened only for a body with media: a listing without media does not depend on the blob store.
   const storeFor = async (body: ListingRequest): Promise<BlobStore | undefined> =>
     body.media !== undefined && body.media.length > 0 ? mediaStore({ pool, config }) : undefined;
@@ -39,7 +43,7 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
     },
     async (request, reply) => {
       const tenant = tenantOf(request);
-      const ack = await createListing(pool, tenant, request.body, await storeFor(request.body));
+      const ack = await createListing(pool, tenant, request.body, rules, await storeFor(request.body));
       const location = `${config.publicUrl}${rootPath(CLIM, tenant.environment)}/listings/${encodeURIComponent(ack.externalListingId)}`;
       return reply
         .code(201)
@@ -81,7 +85,9 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
     async (request, reply) =>
       reply
         .code(202)
-        .send(await updateListing(pool, tenantOf(request), request.params.externalListingId, request.body, await storeFor(request.body))),
+        .send(
+          await updateListing(pool, tenantOf(request), request.params.externalListingId, request.body, rules, await storeFor(request.body)),
+        ),
   );
 
   app.delete(
@@ -114,7 +120,7 @@ export async function listingRoutes(app: ApiApp, { pool, config }: ApiDependenci
       const found = request.validationError?.validation;
       const schemaErrors = found ? (validationProblem(found, 'body').extra.errors ?? []) : [];
       const store = schemaErrors.length === 0 ? await storeFor(request.body) : undefined;
-      return validateListing(pool, tenantOf(request), request.body, schemaErrors, store);
+      return validateListing(pool, tenantOf(request), request.body, schemaErrors, rules, store);
     },
   );
 }

@@ -7,7 +7,7 @@ import { type TenantScope, withTenant } from '../../../platform/db/tenant.js';
 import { notFound } from '../../../platform/http/problems.js';
 import type { ListingDetails } from '../model/console.js';
 import { findListing, mediaOfListing } from '../repository.js';
-import { checkListing } from '../rules.js';
+import { listingWarnings } from '../rules.js';
 import { SANDBOX_RETENTION_DAYS } from './retention.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -25,7 +25,7 @@ export async function listingDetails(pool: pg.Pool, tenant: TenantScope, externa
       lastWriteAt: row.last_write_at.toISOString(),
       expiresAt:
         tenant.environment === 'sandbox' ? new Date(row.last_write_at.getTime() + SANDBOX_RETENTION_DAYS * DAY_MS).toISOString() : null,
-      warnings: checkListing(row.request).warnings,
+      warnings: listingWarnings(row.request),
       media: media.map((item) => ({
         externalMediaId: item.external_media_id,
         fileName: item.file_name,

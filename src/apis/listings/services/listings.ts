@@ -29,7 +29,8 @@ import {
   type WriteAcknowledgement,
 } from '../model/listing.js';
 import { deleteListingRow, findListing, insertListing, listingIdsAfter, lockListing, replaceListingRequest } from '../repository.js';
-import { checkListing, isPublished } from '../rules.js';
+import type { RuleChecks } from '../ruleChecks.js';
+import { isPublished } from '../rules.js';
 import { attachMedia, detachListingMedia } from './medias.js';
 
 /** What createListing acknowledges; the route adds the links. */
@@ -37,7 +38,7 @@ export type CreateAcknowledgement = Omit<ListingCreated, 'links'>;
 
 const EXTERNAL_ID_POINTER = '/metadata/source/offererEstateId';
 
-/** Present once checkListing passed: rule 10 makes it mandatory. */
+/** Present once the rules passed: rule 10 makes it mandatory. */
 function externalIdOf(request: ListingRequest): string | undefined {
   return request.metadata.source?.offererEstateId;
 }
@@ -67,9 +68,10 @@ export async function createListing(
   pool: pg.Pool,
   tenant: TenantScope,
   request: ListingRequest,
+  rules: RuleChecks,
   store?: BlobStore,
 ): Promise<CreateAcknowledgement> {
-  const { errors, warnings } = checkListing(request);
+  const { errors, warnings } = await rules.check(request);
   if (errors.length > 0) throw rejected(errors);
   const externalListingId = externalIdOf(request);
   if (externalListingId === undefined) throw new Error('rule 10 let a listing without metadata.source.offererEstateId through');
@@ -109,6 +111,7 @@ export async function updateListing(
   tenant: TenantScope,
   externalListingId: string,
   request: ListingRequest,
+  rules: RuleChecks,
   store?: BlobStore,
 ): Promise<WriteAcknowledgement> {
   return withTenant(pool, tenant, async (client) => {
@@ -121,7 +124,7 @@ export async function updateListing(
     if (bodyId !== undefined && bodyId !== externalListingId) {
       errors.push({ name: EXTERNAL_ID_POINTER, reason: `must equal the externalListingId of the path ("${externalListingId}").` });
     }
-    errors.push(...checkListing(request, { existingEstateType: existing.estate_type }).errors);
+    errors.push(...(await rules.check(request, { existingEstateType: existing.estate_type })).errors);
     if (errors.length > 0) throw rejected(errors);
     await replaceListingRequest(client, existing.id, request, isPublished(request));
     await attachMedia(client, tenant, existing.id, mediaIdsOf(request), store);

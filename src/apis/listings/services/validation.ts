@@ -9,7 +9,7 @@ import { type TenantScope, withTenant } from '../../../platform/db/tenant.js';
 import { Problem, type FieldError } from '../../../platform/http/problems.js';
 import type { ListingValidation } from '../model/console.js';
 import type { ListingRequest } from '../model/listing.js';
-import { checkListing } from '../rules.js';
+import type { RuleChecks } from '../ruleChecks.js';
 import { storeNewListing } from './listings.js';
 
 /** Nothing a validation wrote outlives it. */
@@ -24,10 +24,11 @@ export async function validateListing(
   tenant: TenantScope,
   request: ListingRequest,
   schemaErrors: FieldError[],
+  rules: RuleChecks,
   store?: BlobStore,
 ): Promise<ListingValidation> {
   if (schemaErrors.length > 0) return { valid: false, errors: schemaErrors, warnings: [] };
-  const { errors, warnings } = checkListing(request);
+  const { errors, warnings } = await rules.check(request);
   const externalListingId = request.metadata.source?.offererEstateId;
   // Rule 10 reports a missing id; the write path's checks below need one.
   if (errors.length === 0 && externalListingId !== undefined) {
