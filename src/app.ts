@@ -69,6 +69,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   installRequestDeadlines(app, config.httpRequestTimeoutSeconds);
   const validators = createValidators();
   app.setValidatorCompiler(validators.compiler);
+  app.addHook('onReady', async () => validators.warmUp());
   app.decorateRequest('tenant', null);
   app.addHook('onSend', async (request, reply) => {
     reply.header('traceparent', request.id);

@@ -19,6 +19,7 @@ import { createPool, type Pool } from '../src/platform/db/pool.js';
 import { Sealer, parseKey } from '../src/platform/secrets/sealer.js';
 import { WEBHOOK_SECRET } from '../src/platform/secrets/stored.js';
 import { Problem } from '../src/platform/http/problems.js';
+import { LOOP_WARNING } from '../src/platform/http/loopGuard.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServices, type Services } from '../src/runtime.js';
 
@@ -85,6 +86,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Where a test server logs when its test reads nothing and TEST_LOG_LEVEL is unset: the dev
+ * guard's warnings only, to stderr, so a request that held the event loop shows in the test
+ * output (the next quadratic rule is found by the suite, not in production).
+ */
+const LOOP_WARNINGS_ONLY: DestinationStream = {
+  write(line: string) {
+    if (line.includes(LOOP_WARNING)) process.stderr.write(`event-loop guard: ${line}`);
+  },
+};
+
 export interface TestServer {
   config: Config;
   base: string;
@@ -111,11 +123,11 @@ export async function startTestServer(
       HOST: '127.0.0.1',
       PORT: String(port),
       DATABASE_URL: database.url,
-      // TEST_LOG_LEVEL=warn npm test shows what the servers log, the dev guard's warnings among it.
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      // TEST_LOG_LEVEL=info npm test shows what the servers log; unset, only the dev guard's warnings (below).
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
       DATA_DIR: '/nonexistent',
       SECRETS_KEY: TEST_SECRETS_KEY,
-      // The event-loop guard of dev mode runs in the tests too (its warnings show with LOG_LEVEL warn).
+      // The event-loop guard of dev mode runs in the tests too: a request holding the loop over 50 ms is written to stderr.
       REQUEST_LOOP_WARN_MS: '50',
       ...options.env,
     },
@@ -123,7 +135,7 @@ export async function startTestServer(
   );
   const services = await startServices(
     config,
-    createLogger(config, options.logTo),
+    createLogger(config, options.logTo ?? (process.env.TEST_LOG_LEVEL === undefined ? LOOP_WARNINGS_ONLY : undefined)),
     { server: true, worker: options.worker ?? false },
     {
       apis: options.apis,

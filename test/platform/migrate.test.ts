@@ -121,6 +121,42 @@ describe('migrate', () => {
     }
   });
 
+  it('015 leaves the deliveries waiting for a retry not ready, the others ready, each with its receiver host', { timeout: 60_000 }, async () => {
+    const older = await createTestDatabase({ empty: true });
+    const pool = createPool(older.url, 2);
+    try {
+      const dir = fs.mkdtempSync(path.join(scratch, 'before-015-'));
+      for (const migration of listMigrations().filter((m) => m.id < 15)) {
+        fs.writeFileSync(path.join(dir, `${String(migration.id).padStart(3, '0')}_${migration.name}.sql`), migration.sql);
+      }
+      await migrate(pool, { directory: dir });
+      const worker = '5f0c1e2a-3b4d-4c5e-8f6a-7b8c9d0e1f2a';
+      await pool.query(
+        `INSERT INTO webhook_deliveries (id, environment, agency_id, source, subscription_id, url, payload, secret, state, next_attempt_at, claimed_by)
+         VALUES ('00000000-0000-4000-8000-000000000001', 'production', 'a', 'leads', 's', 'https://CRM.example.com:8443/hooks?x=1', '{}', 'x',
+                 'PENDING', now() + interval '5 minutes', NULL),
+                ('00000000-0000-4000-8000-000000000002', 'production', 'a', 'leads', 's', 'http://crm.example.com/hooks', '{}', 'x',
+                 'PENDING', now() - interval '1 second', NULL),
+                ('00000000-0000-4000-8000-000000000003', 'production', 'a', 'leads', 's', 'http://[2001:db8::1]:81/h', '{}', 'x',
+                 'PENDING', now() + interval '8 seconds', $1),
+                ('00000000-0000-4000-8000-000000000004', 'production', 'a', 'leads', 's', 'http://crm.example.com/hooks', '{}', 'x',
+                 'DELIVERED', NULL, NULL)`,
+        [worker],
+      );
+      assert.equal((await migrate(pool))[0], '015_fair_shares');
+      const { rows } = await pool.query('SELECT id, target, ready FROM webhook_deliveries ORDER BY id');
+      assert.deepEqual(rows, [
+        { id: '00000000-0000-4000-8000-000000000001', target: 'crm.example.com:8443', ready: false },
+        { id: '00000000-0000-4000-8000-000000000002', target: 'crm.example.com', ready: true },
+        { id: '00000000-0000-4000-8000-000000000003', target: '[2001:db8::1]:81', ready: true },
+        { id: '00000000-0000-4000-8000-000000000004', target: 'crm.example.com', ready: true },
+      ]);
+    } finally {
+      await pool.end();
+      await older.drop();
+    }
+  });
+
   it('moves the revisions a database left unprocessed into the processing queue when it reaches 010', { timeout: 60_000 }, async () => {
     const older = await createTestDatabase({ empty: true });
     const pool = createPool(older.url, 2);
