@@ -273,7 +273,7 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
       perHost: integer(env, 'WEBHOOK_CONCURRENCY_PER_HOST', 16, 1, 10000),
     }),
     workerConcurrencyPerAgency: integer(env, 'WORKER_CONCURRENCY_PER_AGENCY', 16, 1, 1000),
-    mediaDownloadsPerHost: integer(env, 'MEDIA_DOWNLOADS_PER_HOST', 8, 1, 1000),
+    mediaDownloadsPerHost: integer(env, 'MEDIA_DOWNLOADS_PER_HOST', 32, 1, 1000),
     workerLeaseSeconds: integer(env, 'WORKER_LEASE_SECONDS', 10, 2, 3600),
     deliveryRetentionDays: integer(env, 'DELIVERY_RETENTION_DAYS', 30, 1, 36500),
     allowPrivateTargets: boolean(env, 'ALLOW_PRIVATE_TARGETS', false),

@@ -48,7 +48,7 @@ describe('loadConfig', () => {
       webhookConcurrency: 64,
       webhookShares: { perSubscription: 8, perAgency: 16, perHost: 16 },
       workerConcurrencyPerAgency: 16,
-      mediaDownloadsPerHost: 8,
+      mediaDownloadsPerHost: 32,
       workerLeaseSeconds: 10,
       deliveryRetentionDays: 30,
       dev: false,

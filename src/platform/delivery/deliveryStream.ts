@@ -20,8 +20,9 @@ import type pg from 'pg';
 import type { Config } from '../../config.js';
 import type { Environment } from '../catalogue.js';
 import { Batcher, eachAlone } from '../db/batcher.js';
-import { inTransaction, onlyRow, transaction } from '../db/pool.js';
+import { inTransaction, onlyRow } from '../db/pool.js';
 import { busyArrays, fairPick, type FairQueue } from '../work/fairClaim.js';
+import { WORK_CHANNEL } from '../work/listener.js';
 import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../work/stream.js';
 import { WEBHOOKS_STREAM } from './deliveries.js';
 import { addressPolicy, OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
@@ -125,14 +126,20 @@ const DELIVERY_QUEUE: FairQueue = {
   turns: 1,
 };
 
-// A retry whose time has come is ready again: claims walk the lanes of ready deliveries only.
-const PROMOTE = `
-  UPDATE webhook_deliveries SET ready = true
-   WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'PENDING' AND NOT ready AND next_attempt_at <= now()
-                 ORDER BY next_attempt_at LIMIT 1000 FOR UPDATE SKIP LOCKED)`;
-
+/**
+ * A retry whose time has come is made ready again by the claim, which walks the lanes of ready
+ * deliveries only. It cannot claim what it promotes (its scan does not see its own changes), so it
+ * tells the workers there is work, as an insert would: pg_notify sends one notification however
+ * many rows ask for it in a transaction.
+ */
 const CLAIM = `
-  WITH RECURSIVE ${fairPick(DELIVERY_QUEUE, { limit: '$3', busyKeys: '$4', busyCounts: '$5' })},
+  WITH RECURSIVE
+  promoted AS (
+    UPDATE webhook_deliveries SET ready = true
+     WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'PENDING' AND NOT ready AND next_attempt_at <= now()
+                   ORDER BY next_attempt_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
+    RETURNING pg_notify('${WORK_CHANNEL}', '${WEBHOOKS_STREAM}')),
+  ${fairPick(DELIVERY_QUEUE, { limit: '$3', busyKeys: '$4', busyCounts: '$5' })},
   claimed AS (
     UPDATE webhook_deliveries d
        SET attempts = d.attempts + 1, round_attempts = d.round_attempts + 1, next_attempt_at = ${LEASE_END}, claimed_by = $1
@@ -350,23 +357,20 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
     concurrency: (config: Config) => config.webhookConcurrency,
     async claim(context, limit, busy) {
       const { webhookShares } = context.config;
-      const [, claimed] = await transaction(context.pool, [
-        { name: 'webhooks.promote', text: PROMOTE },
-        {
-          name: 'webhooks.claim',
-          text: CLAIM,
-          values: [
-            context.workerId,
-            context.leaseSeconds,
-            limit,
-            ...busyArrays(busy),
-            webhookShares.perSubscription,
-            webhookShares.perAgency,
-            webhookShares.perHost,
-          ],
-        },
-      ]);
-      return claimed.rows;
+      const { rows } = await context.pool.query<ClaimedDelivery>({
+        name: 'webhooks.claim',
+        text: CLAIM,
+        values: [
+          context.workerId,
+          context.leaseSeconds,
+          limit,
+          ...busyArrays(busy),
+          webhookShares.perSubscription,
+          webhookShares.perAgency,
+          webhookShares.perHost,
+        ],
+      });
+      return rows;
     },
     key: (delivery) => delivery.id,
     shares: (delivery) => delivery.shares,
