@@ -313,7 +313,11 @@ describe('a slow media host holds only its agency’s share of the processing', 
       try {
         // B comes as soon as A's first downloads are under way, A still posting the rest of its 400.
         const posting = postMany(s, 'agency-a', 400, (n) => `${slow.base}/a/${n}.jpg`);
-        await waitFor('A’s downloads under way', async () => slow.inFlight.now, (n) => n === (cap === undefined ? 16 : 64));
+        await waitFor(
+          'A’s downloads under way',
+          async () => slow.inFlight.now,
+          (n) => n === (cap === undefined ? 16 : 64),
+        );
         const elapsed = await timeToTerminal(s, 'agency-b', `${fast.base}/b.jpg`, 5_000);
         t.diagnostic(`B's classified terminal after ${elapsed} ms; A's downloads at once: at most ${slow.inFlight.max}`);
         await posting;
@@ -338,7 +342,11 @@ describe('a slow media host holds only its agency’s share of the processing', 
       const s = await scene({ MEDIA_DOWNLOADS_PER_HOST: cap }, ['agency-a']);
       try {
         await postMany(s, 'agency-a', 40, (n) => `${slow.base}/a/${n}.jpg`);
-        await waitFor('A’s downloads under way', async () => slow.inFlight.now, (n) => n === (cap === '8' ? 8 : 16));
+        await waitFor(
+          'A’s downloads under way',
+          async () => slow.inFlight.now,
+          (n) => n === (cap === '8' ? 8 : 16),
+        );
         await sleep(500);
         assert.equal(slow.inFlight.max, cap === '8' ? 8 : 16);
       } finally {
@@ -352,10 +360,20 @@ describe('a slow media host holds only its agency’s share of the processing', 
     const s = await scene({ MEDIA_DOWNLOADS_PER_HOST: '8' }, ['agency-a', 'agency-b']);
     try {
       await postMany(s, 'agency-a', 40, (n) => `${slow.base}/a/${n}.jpg`);
-      await waitFor('A’s downloads under way', async () => slow.inFlight.now, (n) => n === 8);
+      await waitFor(
+        'A’s downloads under way',
+        async () => slow.inFlight.now,
+        (n) => n === 8,
+      );
       await postClassified(s, 'agency-b', `${slow.base}/b/0.jpg`, 0);
       const asked = Date.now();
-      await waitFor('B’s download at the host', async () => slow.requestsTo('/b/0.jpg').length, (n) => n === 1, 20, 50);
+      await waitFor(
+        'B’s download at the host',
+        async () => slow.requestsTo('/b/0.jpg').length,
+        (n) => n === 1,
+        20,
+        50,
+      );
       assert.ok(Date.now() - asked <= 1_000, `B's download started ${Date.now() - asked} ms after its classified was acknowledged`);
       assert.equal(slow.inFlight.max, 9);
     } finally {

@@ -90,6 +90,22 @@ async function consoleSession(client: TestClient): Promise<ConsoleSession> {
   return ConsoleSession.asClient(server.base, client, AGENCY, 'production');
 }
 
+/** A token with `claims`, signed with the server's own key as the token endpoint signs them (valid for an hour). */
+async function signedByServer(client: TestClient, claims: Record<string, unknown>): Promise<string> {
+  const keys = await KeyStore.open(server.pool, sealerFor(server.config));
+  const { kid, key } = keys.signingKey();
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' })
+    .setIssuer(server.base)
+    .setSubject(client.clientId)
+    .setAudience(server.base + ROOT)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .setJti(randomUUID())
+    .sign(key);
+}
+
 describe('rotating a secret without revoking', () => {
   it('answers as before; tokens issued before keep working, the old secret stops, the console sessions end', async () => {
     const client = await newClient();
@@ -174,19 +190,8 @@ describe('rotating a secret with {"revokeTokens": true}', () => {
   });
 
   it('treats a token without token_generation (issued before generations existed) as generation 0', async () => {
-    const keys = await KeyStore.open(server.pool, sealerFor(server.config));
     const client = await newClient();
-    const { kid, key } = keys.signingKey();
-    const now = Math.floor(Date.now() / 1000);
-    const legacy = await new SignJWT({ scope: 'leads:*', intermediary_id: AGENCY })
-      .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' })
-      .setIssuer(server.base)
-      .setSubject(client.clientId)
-      .setAudience(server.base + ROOT)
-      .setIssuedAt(now)
-      .setExpirationTime(now + 3600)
-      .setJti(randomUUID())
-      .sign(key);
+    const legacy = await signedByServer(client, { scope: 'leads:*', intermediary_id: AGENCY });
     assert.equal((await call(legacy)).status, 200);
     const current = assertRotated(await rotate(client, { revokeTokens: true }), client);
     assert.equal((await call(await token(current))).status, 200);
@@ -194,20 +199,9 @@ describe('rotating a secret with {"revokeTokens": true}', () => {
   });
 
   it('refuses a token whose token_generation is not a whole number, and one ahead of its client is served like any', async () => {
-    const keys = await KeyStore.open(server.pool, sealerFor(server.config));
     const client = await newClient();
-    const { kid, key } = keys.signingKey();
-    const now = Math.floor(Date.now() / 1000);
     const signed = (generation: unknown) =>
-      new SignJWT({ scope: 'leads:*', intermediary_id: AGENCY, token_generation: generation })
-        .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' })
-        .setIssuer(server.base)
-        .setSubject(client.clientId)
-        .setAudience(server.base + ROOT)
-        .setIssuedAt(now)
-        .setExpirationTime(now + 3600)
-        .setJti(randomUUID())
-        .sign(key);
+      signedByServer(client, { scope: 'leads:*', intermediary_id: AGENCY, token_generation: generation });
     for (const generation of [-1, 1.5, '1']) {
       assertProblem(
         await call(await signed(generation)),

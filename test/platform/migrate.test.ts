@@ -121,7 +121,9 @@ describe('migrate', () => {
     }
   });
 
-  it('015 leaves the deliveries waiting for a retry not ready, the others ready, each with its receiver host', { timeout: 60_000 }, async () => {
+  it('015 leaves the deliveries waiting for a retry not ready, the others ready, each with its receiver host', {
+    timeout: 60_000,
+  }, async () => {
     const older = await createTestDatabase({ empty: true });
     const pool = createPool(older.url, 2);
     try {
