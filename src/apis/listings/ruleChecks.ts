@@ -8,8 +8,7 @@
  * with less text is checked on the loop, where a worker's round trip would cost more than the
  * rules.
  */
-import os from 'node:os';
-import { Piscina } from 'piscina';
+import { WorkerThreads } from '../../platform/workerThreads.js';
 import type { ListingRequest } from './model/listing.js';
 import { type CheckOptions, type CheckResult, checkListing } from './rules.js';
 
@@ -34,26 +33,16 @@ function moreTextThan(value: unknown, limit: number): boolean {
 }
 
 export class RuleChecks {
-  private pool: Piscina | undefined;
+  private readonly threads = new WorkerThreads(new URL('./rulesWorker.js', import.meta.url));
 
   /** checkListing, on a worker thread when the request holds more text than WORKER_ABOVE_TEXT_CHARS. */
   async check(request: ListingRequest, options: CheckOptions = {}): Promise<CheckResult> {
     if (!moreTextThan(request, WORKER_ABOVE_TEXT_CHARS)) return checkListing(request, options);
-    // Threads start with the first large body and end after a minute without one.
-    this.pool ??= new Piscina({
-      filename: new URL('./rulesWorker.js', import.meta.url).href,
-      minThreads: 0,
-      maxThreads: Math.max(1, Math.floor(os.availableParallelism() / 2)),
-      idleTimeout: 60_000,
-    });
     // The worker answers with checkListing's result, cloned back.
-    const result: CheckResult = await this.pool.run({ request, options });
-    return result;
+    return this.threads.run<CheckResult>({ request, options });
   }
 
-  async close(): Promise<void> {
-    const pool = this.pool;
-    this.pool = undefined;
-    await pool?.destroy();
+  close(): Promise<void> {
+    return this.threads.close();
   }
 }

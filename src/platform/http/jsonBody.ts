@@ -3,12 +3,11 @@
  * and size bounded; the raw text is kept for routes that store it as sent.
  */
 import { isUtf8 } from 'node:buffer';
-import os from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import { Piscina } from 'piscina';
 import sjson from 'secure-json-parse';
 import { MAX_FIELD_ERRORS, badRequest, type FieldError } from './problems.js';
 import { messageOf } from '../caught.js';
+import { WorkerThreads } from '../workerThreads.js';
 
 declare global {
   interface String {
@@ -96,32 +95,10 @@ function wellFormed(body: string): boolean {
   }
 }
 
-/** The worker threads of large bodies: started with the first one, ended with the app or after a minute without one. */
-class JsonWorkers {
-  private pool: Piscina | undefined;
-
-  judge(bytes: Buffer): Promise<JsonVerdict> {
-    this.pool ??= new Piscina({
-      filename: new URL('./jsonWorker.js', import.meta.url).href,
-      minThreads: 0,
-      maxThreads: Math.max(1, Math.floor(os.availableParallelism() / 2)),
-      idleTimeout: 60_000,
-    });
-    // The worker answers judgeJson's verdict, cloned back.
-    const verdict: Promise<JsonVerdict> = this.pool.run(bytes);
-    return verdict;
-  }
-
-  async close(): Promise<void> {
-    const pool = this.pool;
-    this.pool = undefined;
-    await pool?.destroy();
-  }
-}
-
 /** The JSON parser of every JSON route; the APIs speak nothing else. */
 export function installJsonBodies(app: FastifyInstance): void {
-  const workers = new JsonWorkers();
+  // Large bodies are parsed on worker threads (see WORKER_ABOVE_BYTES), ended with the app.
+  const workers = new WorkerThreads(new URL('./jsonWorker.js', import.meta.url));
   app.addHook('onClose', () => workers.close());
   app.decorateRequest('rawJson', null);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes: Buffer, done) => {
@@ -139,7 +116,7 @@ export function installJsonBodies(app: FastifyInstance): void {
       done(null, verdict.value);
     };
     if (bytes.length <= WORKER_ABOVE_BYTES) answer(judgeJson(bytes));
-    else workers.judge(bytes).then(answer, (error: unknown) => done(error instanceof Error ? error : new Error(String(error))));
+    else workers.run<JsonVerdict>(bytes).then(answer, (error: unknown) => done(error instanceof Error ? error : new Error(String(error))));
   });
 }
 
