@@ -40,7 +40,15 @@ const ATTEMPTS = 5;
 const fixture = useServer({
   // The dev guard's async hooks cost every callback and promise: measured here, they made the figures
   // those of an instrumented server, not production's. The guard has its own test (platform/loop-guard).
-  env: { ADMIN_TOKEN, REQUEST_LOOP_WARN_MS: '0' },
+  // The extension routes' rate limits (tested in extension-limits.test.ts) would refuse the worst
+  // bodies sent to one route, their repeats and their one-item twins with 429s part-way: off here.
+  env: {
+    ADMIN_TOKEN,
+    REQUEST_LOOP_WARN_MS: '0',
+    VALIDATIONS_PER_MINUTE: '1000000',
+    TEST_EVENTS_PER_MINUTE: '1000000',
+    REDELIVERIES_PER_MINUTE: '1000000',
+  },
   client: { intermediaries: ['agency-1'], scopes: [...ALL_SCOPES] },
 });
 
