@@ -15,7 +15,15 @@ import type { Pool } from './platform/db/pool.js';
 import { answerClientError, installErrorHandling, sendProblem, toProblem } from './platform/http/errors.js';
 import { installOpenApi, openApiRoute } from './platform/http/openapi.js';
 import { sendNoStore } from './platform/http/noStore.js';
-import { serviceUnavailable } from './platform/http/problems.js';
+import { RETRY_AFTER_SECONDS, insufficientStorage, serviceUnavailable, shuttingDown } from './platform/http/problems.js';
+import { databaseState, Outage } from './platform/db/outage.js';
+import { DiskWatch } from './platform/diskSpace.js';
+
+const REQUESTS_OUTAGE = {
+  started: 'database unavailable: requests refused until it is back',
+  ended: 'database available again: requests accepted',
+  counted: 'refused',
+};
 import { installRateLimiting } from './platform/http/rateLimit.js';
 import { installLoopGuard } from './platform/http/loopGuard.js';
 import { recordRoutes } from './platform/http/routeTable.js';
@@ -50,7 +58,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // The request id is our span's traceparent: logs, responses and problem instances share it.
     genReqId: (request) => continueTrace(request.headers.traceparent),
     bodyLimit: config.bodyLimitBytes,
-    return503OnClosing: true,
+    // Refused during shutdown by our own hook (below), as a problem.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Slow clients are bounded: Node checks the headers' deadline every second, the body's is per route (slowClients.ts).
     http: { headersTimeout: config.httpHeadersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
@@ -67,6 +76,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   installLoopGuard(app, config.requestLoopWarnMs, logger);
   limitConnections(app.server, config.httpMaxConnections, logger);
   installRequestDeadlines(app, config.httpRequestTimeoutSeconds);
+  const outage = new Outage(logger, REQUESTS_OUTAGE, async () => (await databaseState(pool)) === 'ok');
+  const disk = await DiskWatch.start(config, logger, 'writes');
+  app.addHook('onClose', async () => {
+    outage.close();
+    disk?.stop();
+  });
+  refuseWhileClosing(app, metrics);
+  if (disk) refuseWritesWhileDiskLow(app, disk, metrics);
   const validators = createValidators();
   app.setValidatorCompiler(validators.compiler);
   app.addHook('onReady', async () => validators.warmUp());
@@ -79,19 +96,24 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
   });
-  installErrorHandling(app, logger, config.bodyLimitBytes);
+  installErrorHandling(app, logger, config.bodyLimitBytes, (error) => {
+    metrics.requestsRefused.inc({ reason: 'database_unavailable' });
+    outage.refused(error);
+  });
   instrumentHttp(app, metrics);
   await installRateLimiting(app, pool);
   await installOpenApi(app, config.publicUrl, deps.apis);
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await pool.query('SELECT 1');
-      return { status: 'ready', database: 'ok' };
-    } catch {
-      return sendProblem(reply, serviceUnavailable('The database is not reachable'));
-    }
+    const faults: string[] = [];
+    const database = await databaseState(pool);
+    if (database === 'unreachable') faults.push('The database is not reachable');
+    if (database === 'read-only') faults.push('The database is read-only');
+    if (disk?.low) faults.push('Free disk space under DATA_DIR is below MIN_FREE_DISK_MB');
+    if (faults.length === 0) return { status: 'ready', database: 'ok' };
+    reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    return sendProblem(reply, serviceUnavailable(faults.join('; ')));
   });
   app.get('/.well-known/jwks.json', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
@@ -131,4 +153,37 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     }
   }
   return app;
+}
+
+/**
+ * Requests that arrive once close() has begun (on a kept-alive connection, or one accepted just
+ * before the listener closed) are answered as a problem with Connection: close, so the client
+ * retries elsewhere on a new connection; those already in flight finish.
+ */
+function refuseWhileClosing(app: FastifyInstance, metrics: Metrics): void {
+  let closing = false;
+  // Fastify runs preClose hooks as close() begins, before the listener and idle connections are closed.
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    metrics.requestsRefused.inc({ reason: 'shutting_down' });
+    return sendProblem(reply, shuttingDown());
+  });
+}
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+// A client must still get a token and an operator sign in to read: each writes a row or two at most.
+const WRITES_ALLOWED_WHEN_LOW = new Set(['/oauth/token', '/console/api/session']);
+
+/** Below MIN_FREE_DISK_MB writes get 507 before PostgreSQL or a blob upload runs out of space; reads go on. */
+function refuseWritesWhileDiskLow(app: FastifyInstance, disk: DiskWatch, metrics: Metrics): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (!disk.low || !WRITES.has(request.method)) return;
+    if (WRITES_ALLOWED_WHEN_LOW.has(request.url.split('?')[0] ?? '')) return;
+    disk.refused();
+    metrics.requestsRefused.inc({ reason: 'disk_low' });
+    return sendProblem(reply, insufficientStorage());
+  });
 }

@@ -63,6 +63,8 @@ export interface Config {
   readonly rateLimits: Readonly<ExtensionRateLimits>;
   /** Seconds in-flight requests get to finish on shutdown. */
   readonly shutdownGraceSeconds: number;
+  /** Below this much free space under `dataDir` (MiB), writes are refused with 507 and /ready says 503; 0: not watched. */
+  readonly minFreeDiskMb: number;
   /** Bearer token of the operator endpoints under /admin; unset, they do not exist. */
   readonly adminToken: string | undefined;
   /** The S3-compatible blob store for uploaded media; unset, blobs live under `dataDir`/blobs. */
@@ -300,6 +302,7 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
       redeliveriesPerMinute: integer(env, 'REDELIVERIES_PER_MINUTE', 30, 1, 1_000_000),
     }),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
+    minFreeDiskMb: integer(env, 'MIN_FREE_DISK_MB', 512, 0, 100_000_000),
     adminToken: adminToken(env),
     s3: s3(env),
   });

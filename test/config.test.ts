@@ -65,6 +65,7 @@ describe('loadConfig', () => {
       authFailureLimits: { perClient: 10, perAddress: 100, adminTokenPerAddress: 10, windowSeconds: 60 },
       rateLimits: { validationsPerMinute: 60, testEventsPerMinute: 10, redeliveriesPerMinute: 30 },
       shutdownGraceSeconds: 10,
+      minFreeDiskMb: 512,
       adminToken: undefined,
       s3: undefined,
     });
@@ -118,6 +119,7 @@ describe('loadConfig', () => {
       TEST_EVENTS_PER_MINUTE: '5',
       REDELIVERIES_PER_MINUTE: '1000000',
       SHUTDOWN_GRACE_SECONDS: '0',
+      MIN_FREE_DISK_MB: '0',
       ADMIN_TOKEN: 'an-operator-token-of-some-length',
     });
     assert.deepEqual(config, {
@@ -149,6 +151,7 @@ describe('loadConfig', () => {
       authFailureLimits: { perClient: 5, perAddress: 50, adminTokenPerAddress: 3, windowSeconds: 300 },
       rateLimits: { validationsPerMinute: 120, testEventsPerMinute: 5, redeliveriesPerMinute: 1_000_000 },
       shutdownGraceSeconds: 0,
+      minFreeDiskMb: 0,
       adminToken: 'an-operator-token-of-some-length',
       s3: undefined,
     });
@@ -181,6 +184,7 @@ describe('loadConfig', () => {
       [{ WEBHOOK_CONCURRENCY_PER_HOST: '0' }, 'WEBHOOK_CONCURRENCY_PER_HOST', 'must be between 1 and 10000, got 0'],
       [{ WORKER_CONCURRENCY_PER_AGENCY: '1001' }, 'WORKER_CONCURRENCY_PER_AGENCY', 'must be between 1 and 1000, got 1001'],
       [{ MEDIA_DOWNLOADS_PER_HOST: '0' }, 'MEDIA_DOWNLOADS_PER_HOST', 'must be between 1 and 1000, got 0'],
+      [{ MIN_FREE_DISK_MB: '1.5' }, 'MIN_FREE_DISK_MB', 'must be a whole number, got "1.5"'],
       [
         { SECRETS_KEY: 'too-short' },
         'SECRETS_KEY',

@@ -6,9 +6,13 @@ import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { WorkStream } from './work/stream.js';
 
+/** Why a request was turned away without being handled: README "When things fail". */
+export type RefusalReason = 'database_unavailable' | 'disk_low' | 'shutting_down';
+
 export interface Metrics {
   registry: Registry;
   tokensIssued: Counter<'api' | 'environment'>;
+  requestsRefused: Counter<'reason'>;
 }
 
 /** Prometheus metrics: HTTP by route and status, token issuance, work queue depth, process. */
@@ -21,6 +25,14 @@ export function createMetrics(pool: pg.Pool, streams: readonly WorkStream<unknow
     labelNames: ['api', 'environment'] as const,
     registers: [registry],
   });
+  const requestsRefused = new Counter({
+    name: 'immogate_requests_refused_total',
+    help: 'Requests answered 503 or 507 without being handled, by reason (database_unavailable, disk_low, shutting_down)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  // Each reason shows from the first scrape, at 0: an alert on its rate needs the series to exist.
+  for (const reason of ['database_unavailable', 'disk_low', 'shutting_down'] satisfies RefusalReason[]) requestsRefused.inc({ reason }, 0);
   new Gauge({
     name: 'immogate_job_queue_depth',
     help: 'Work items waiting or running, by stream and state (ready: may be claimed now; scheduled: waiting for a retry; locked: held by a worker)',
@@ -37,7 +49,7 @@ export function createMetrics(pool: pg.Pool, streams: readonly WorkStream<unknow
       });
     },
   });
-  return { registry, tokensIssued };
+  return { registry, tokensIssued, requestsRefused };
 }
 
 /** Counts and times every request by its route pattern (not its raw URL, to bound cardinality). */

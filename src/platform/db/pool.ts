@@ -21,13 +21,24 @@ export interface Statement {
   readonly name?: string;
 }
 
+/** How long a checkout waits for a connection, a new one or a free one, by default. */
+export const CONNECT_TIMEOUT_MS = 2_000;
+
 /**
  * Connections pipeline: queries issued without waiting for the previous answer travel together,
  * so a transaction whose statements are known up front costs one round trip (see transaction()).
  * On the 2-core machine round trips, not statements, were most of a write's cost.
  */
-export function createPool(url: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, pipeline: true });
+export function createPool(url: string, max: number, options: { connectTimeoutMs?: number } = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    // A database that does not answer (or a pool that stays exhausted) fails a checkout after this
+    // instead of holding the request: the caller answers 503 within the time a client waits.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    pipeline: true,
+  });
   // An idle client losing its connection (database restart) must not crash the process;
   // the pool replaces it on the next checkout.
   pool.on('error', () => undefined);

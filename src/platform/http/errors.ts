@@ -15,7 +15,9 @@ import {
   notFound,
   payloadTooLarge,
   contentTypeRefused,
+  databaseUnavailable,
 } from './problems.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { EMPTY_BODY, installJsonBodies } from './jsonBody.js';
 import { continueTrace } from './tracing.js';
 import { validationProblem } from './validation.js';
@@ -63,6 +65,7 @@ export function toProblem(error: FastifyError | Problem | Error, request: Fastif
   if (status !== undefined && status >= 400 && status < 500) {
     return new Problem(status, STATUS_CODES[status] ?? 'Client error', error.message);
   }
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   return internalError();
 }
 
@@ -79,8 +82,17 @@ function refuseNulParameters(request: FastifyRequest): void {
   }
 }
 
-/** Error rendering, JSON parsing, 404 and 405 for the whole app. */
-export function installErrorHandling(app: FastifyInstance, logger: Logger, bodyLimit: number): void {
+/**
+ * Error rendering, JSON parsing, 404 and 405 for the whole app. A request refused because the
+ * database is unavailable goes to `unavailable` (which counts it and logs the outage once)
+ * instead of being logged with its stack.
+ */
+export function installErrorHandling(
+  app: FastifyInstance,
+  logger: Logger,
+  bodyLimit: number,
+  unavailable: (error: unknown) => void = () => undefined,
+): void {
   // JSON only: the APIs speak nothing else (the token endpoint adds form encoding for itself).
   app.removeAllContentTypeParsers();
   installJsonBodies(app);
@@ -89,7 +101,8 @@ export function installErrorHandling(app: FastifyInstance, logger: Logger, bodyL
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = toProblem(error, request, bodyLimit);
-    if (problem.status >= 500) logger.error({ err: error, traceparent: request.id, url: request.url }, 'request failed');
+    if (problem.status === 503 && !(error instanceof Problem)) unavailable(error);
+    else if (problem.status >= 500) logger.error({ err: error, traceparent: request.id, url: request.url }, 'request failed');
     return sendProblem(reply, problem);
   });
 

@@ -127,3 +127,36 @@ export function internalError(): Problem {
 export function serviceUnavailable(detail: string): Problem {
   return new Problem(503, 'Service unavailable', detail);
 }
+
+/** Seconds a client is asked to wait after a 503 or 507: about how long a database restart or failover takes. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** The database could not serve the request (unreachable, restarting, read-only, out of connections). */
+export function databaseUnavailable(): Problem {
+  return new Problem(503, 'Service unavailable', 'The database is unavailable; retry later', {}, undefined, {
+    'retry-after': String(RETRY_AFTER_SECONDS),
+  });
+}
+
+/** A request that arrived while the server shuts down: another process (or this one, restarted) will take it. */
+export function shuttingDown(): Problem {
+  return new Problem(503, 'Service unavailable', 'The server is shutting down; retry later', {}, undefined, {
+    'retry-after': String(RETRY_AFTER_SECONDS),
+    connection: 'close',
+  });
+}
+
+/** Seconds to wait after a 507: freeing disk space is an operator's work, not a restart's. */
+export const DISK_RETRY_AFTER_SECONDS = 60;
+
+/** RFC 4918's 507: a write refused while free disk space is below MIN_FREE_DISK_MB; reads still work. */
+export function insufficientStorage(): Problem {
+  return new Problem(
+    507,
+    'Insufficient storage',
+    'The server is low on disk space and accepts no writes now; reads still work; retry later',
+    {},
+    undefined,
+    { 'retry-after': String(DISK_RETRY_AFTER_SECONDS) },
+  );
+}

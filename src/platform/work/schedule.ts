@@ -5,7 +5,7 @@
  * next one comes at its time, so a task must be safe to run again and to stop half-way (a sweep
  * that deletes in bounded batches is).
  */
-import type { WorkContext } from './stream.js';
+import { reportFailure, type WorkContext } from './stream.js';
 import { messageOf } from '../caught.js';
 
 export interface ScheduledTask {
@@ -65,7 +65,7 @@ export class Scheduler {
       );
       due = rows.map((row) => row.name);
     } catch (error) {
-      logger.warn({ err: error }, 'looking for scheduled tasks failed');
+      reportFailure(this.context, error, () => logger.warn({ err: error }, 'looking for scheduled tasks failed'));
       return;
     }
     for (const task of this.tasks.filter((candidate) => due.includes(candidate.name))) {
@@ -75,7 +75,7 @@ export class Scheduler {
         await task.run(this.context);
       } catch (error) {
         failure = messageOf(error);
-        logger.error({ err: error, task: task.name }, 'scheduled task failed');
+        reportFailure(this.context, error, () => logger.error({ err: error, task: task.name }, 'scheduled task failed'));
       }
       await pool
         .query('UPDATE scheduled_tasks SET last_finished_at = now(), last_error = $2 WHERE name = $1', [task.name, failure])

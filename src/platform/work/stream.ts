@@ -6,6 +6,8 @@ import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import type { Config } from '../../config.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../log.js';
+import type { Outage } from '../db/outage.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 
 /** What a stream's claims and runs get from the worker that runs them. */
 export interface WorkContext {
@@ -18,6 +20,16 @@ export interface WorkContext {
   leaseSeconds: number;
   /** Aborts when a stopping worker has waited its grace period: pass it to outbound calls. */
   signal: AbortSignal;
+  /** Failures for want of the database are counted here, logged once per outage, not each with its stack. */
+  outage?: Outage;
+  /** While true (the disk under DATA_DIR is low), no new work is claimed; running items finish. */
+  paused?: () => boolean;
+}
+
+/** Logs a failure of the worker's, or counts it towards the outage when the database is unavailable. */
+export function reportFailure(context: WorkContext, error: unknown, log: () => void): void {
+  if (context.outage && isDatabaseUnavailable(error)) context.outage.refused(error);
+  else log();
 }
 
 /**
@@ -143,12 +155,15 @@ export class StreamRunner<T> {
       this.woken = false;
       const free = capacity - this.running.size;
       let sleepMs = POLL_MS;
-      if (free > 0) {
+      if (free > 0 && this.context.paused?.() !== true) {
         let claimed: T[] = [];
         try {
           claimed = await this.stream.claim(this.context, free, this.busy);
+          this.context.outage?.ended();
         } catch (error) {
-          this.context.logger.warn({ err: error, stream: this.name }, 'claiming work failed; trying again');
+          reportFailure(this.context, error, () =>
+            this.context.logger.warn({ err: error, stream: this.name }, 'claiming work failed; trying again'),
+          );
           sleepMs = CLAIM_ERROR_PAUSE_MS;
         }
         for (const item of claimed) this.startItem(item);
@@ -207,12 +222,16 @@ export class StreamRunner<T> {
     } catch (error) {
       const interrupted = this.context.signal.aborted;
       if (!interrupted)
-        this.context.logger.error({ err: error, stream: this.name, item: this.stream.key(item) }, 'work item failed; it will be retried');
+        reportFailure(this.context, error, () =>
+          this.context.logger.error({ err: error, stream: this.name, item: this.stream.key(item) }, 'work item failed; it will be retried'),
+        );
       // If even this fails, the lease runs out and the item is claimed again.
       await this.stream.fail(this.context, item, error, interrupted).catch((failError: unknown) => {
-        this.context.logger.error(
-          { err: failError, stream: this.name, item: this.stream.key(item) },
-          'could not give a failed work item back',
+        reportFailure(this.context, failError, () =>
+          this.context.logger.error(
+            { err: failError, stream: this.name, item: this.stream.key(item) },
+            'could not give a failed work item back',
+          ),
         );
       });
     }
@@ -224,7 +243,7 @@ export class StreamRunner<T> {
     try {
       await this.stream.renew(this.context, keys);
     } catch (error) {
-      this.context.logger.warn({ err: error, stream: this.name }, 'renewing leases failed');
+      reportFailure(this.context, error, () => this.context.logger.warn({ err: error, stream: this.name }, 'renewing leases failed'));
     }
   }
 }

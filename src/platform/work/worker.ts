@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../log.js';
+import { Outage } from '../db/outage.js';
+import { DiskWatch } from '../diskSpace.js';
 import { WorkListener } from './listener.js';
 import { Scheduler, type ScheduledTask } from './schedule.js';
 import { StreamRunner, type WorkContext, type WorkStream } from './stream.js';
@@ -35,6 +37,7 @@ export interface Worker {
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const { config, logger } = options;
   const controller = new AbortController();
+  const disk = await DiskWatch.start(config, logger, 'new work');
   const context: WorkContext = {
     pool: options.pool,
     logger,
@@ -42,6 +45,13 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     workerId: randomUUID(),
     leaseSeconds: config.workerLeaseSeconds,
     signal: controller.signal,
+    // Ended by the next claim that succeeds: the runners claim every second or so while it lasts.
+    outage: new Outage(logger, {
+      started: 'database unavailable: work paused until it is back',
+      ended: 'database available again: work resumed',
+      counted: 'failures',
+    }),
+    paused: () => disk?.low === true,
   };
   const runners = options.streams.map((stream) => new StreamRunner(stream, context));
   const byName = new Map(runners.map((runner) => [runner.name, runner]));
@@ -67,6 +77,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
         await Promise.all([scheduler.stop(), ...runners.map((runner) => runner.stop())]);
         clearTimeout(grace);
         await listener.stop();
+        disk?.stop();
       })();
       return stopping;
     },
