@@ -6,12 +6,23 @@
  * itself, takes writes, and its worker finishes what was acknowledged before.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { before, describe, it } from 'node:test';
 import { minimalClassified } from '../fixtures/classifieds.js';
 import { ConsoleSession } from '../fixtures/console.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { berlinRentApartment } from '../fixtures/listings.js';
-import { assertProblem, CapturedLogs, http, type HttpResult, type TestServer, useServer, waitFor } from '../helpers.js';
+import {
+  assertProblem,
+  CapturedLogs,
+  getToken,
+  http,
+  type HttpResult,
+  startTestServer,
+  type TestServer,
+  useServer,
+  waitFor,
+} from '../helpers.js';
 import { allowConnections, refuseConnections, setReadOnly } from './database.js';
 
 const ADMIN_TOKEN = 'operator-token-0123456789abcdef';
@@ -31,7 +42,7 @@ const STARTED = 'database unavailable: requests refused until it is back';
 const ENDED = 'database available again: requests accepted';
 const WORK_STARTED = 'database unavailable: work paused until it is back';
 const WORK_ENDED = 'database available again: work resumed';
-// Generous for a busy 2-core machine; the connect timeout is 2 s, and a refused connection fails at once.
+// Generous for a busy 2-core machine; the connect timeout is 1.5 s, and a refused connection fails at once.
 const LATENCY_BOUND_MS = 4_000;
 
 before(async () => {
@@ -269,5 +280,115 @@ describe('a read-only database', () => {
       body: leadRequest(),
     });
     assert.equal(lead.status, 200, lead.text);
+  });
+});
+
+/**
+ * A TCP relay to the test's PostgreSQL that can go silent: its connections are cut and new ones
+ * accepted but never answered, as behind a dead host or a partition, where no refusal comes back.
+ */
+class SilentRelay {
+  private silent = false;
+  private readonly sockets = new Set<net.Socket>();
+  private readonly server = net.createServer((socket) => this.accept(socket));
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return (this.server.address() as net.AddressInfo).port;
+  }
+
+  /** Cuts what is open; what connects from now on hangs. */
+  goSilent(): void {
+    this.silent = true;
+    this.cutAll();
+  }
+
+  /** Relays again; the connections left hanging are cut, as a recovered network would reset them. */
+  speak(): void {
+    this.silent = false;
+    this.cutAll();
+  }
+
+  async close(): Promise<void> {
+    this.cutAll();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private cutAll(): void {
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+  }
+
+  private accept(socket: net.Socket): void {
+    this.sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.sockets.delete(socket));
+    if (this.silent) return;
+    const upstream = net.connect(this.target.port, this.target.host);
+    this.sockets.add(upstream);
+    upstream.on('error', () => socket.destroy());
+    upstream.on('close', () => {
+      this.sockets.delete(upstream);
+      socket.destroy();
+    });
+    socket.on('close', () => upstream.destroy());
+    socket.pipe(upstream).pipe(socket);
+  }
+}
+
+describe('a database that does not answer at all', () => {
+  it('answers the 503 problem when the connect timeout (1.5 s) runs out, within 2 s, and recovers', async () => {
+    const admin = new URL(process.env.IMMOGATE_TEST_ADMIN_URL ?? '');
+    const relay = new SilentRelay({ host: admin.hostname, port: Number(admin.port || 5432) });
+    const port = await relay.listen();
+    const relayed = new URL(fixture.database.url);
+    relayed.hostname = '127.0.0.1';
+    relayed.port = String(port);
+    const other = await startTestServer({ ...fixture.database, url: relayed.toString() });
+    try {
+      const token = await getToken(other, fixture.client, { root: '/seeker-leads/v1', intermediary: 'agency-1' });
+      relay.goSilent();
+      const sends: Probe[] = [
+        {
+          name: 'GET leads',
+          send: () =>
+            http('GET', `${other.base}/seeker-leads/v1/leads?minDate=1700000000&maxDate=1700086400`, {
+              headers: { authorization: `Bearer ${token}` },
+            }),
+        },
+        {
+          name: 'POST leads',
+          send: () =>
+            http('POST', `${other.base}/seeker-leads/v1/leads`, { headers: { authorization: `Bearer ${token}` }, body: leadRequest() }),
+        },
+      ];
+      const answers = await Promise.all(sends.map((probe) => timed(probe.send)));
+      for (const [index, { result }] of answers.entries()) assertUnavailable(result, sends[index]?.name ?? '');
+      const slowest = Math.max(...answers.map(({ ms }) => ms));
+      process.stderr.write(`# slowest 503 with a silent database: ${Math.round(slowest)} ms\n`);
+      // The connect timeout is 1.5 s; the bound leaves room for a busy 2-core machine.
+      assert.ok(slowest < LATENCY_BOUND_MS, `the slowest 503 took ${Math.round(slowest)} ms`);
+      const ready = await http('GET', `${other.base}/ready`);
+      assertProblem(ready, 503, 'Service unavailable', 'The database is not reachable');
+
+      relay.speak();
+      await waitFor(
+        '/ready to answer 200',
+        async () => (await http('GET', `${other.base}/ready`)).status,
+        (status) => status === 200,
+        100,
+        100,
+      );
+      const lead = await http('POST', `${other.base}/seeker-leads/v1/leads`, {
+        headers: { authorization: `Bearer ${token}` },
+        body: leadRequest(),
+      });
+      assert.equal(lead.status, 200, lead.text);
+    } finally {
+      await other.close();
+      await relay.close();
+    }
   });
 });

@@ -21,8 +21,14 @@ export interface Statement {
   readonly name?: string;
 }
 
-/** How long a checkout waits for a connection, a new one or a free one, by default. */
-export const CONNECT_TIMEOUT_MS = 2_000;
+/**
+ * How long a checkout waits for a connection, a new one or a free one, by default: short enough
+ * that a request meeting a database that does not answer gets its 503 within 2 s.
+ */
+export const CONNECT_TIMEOUT_MS = 1_500;
+
+/** The worker's: no client waits on it, and a busy pool must not fail work it would have run a moment later. */
+export const WORKER_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * Connections pipeline: queries issued without waiting for the previous answer travel together,
@@ -35,7 +41,7 @@ export function createPool(url: string, max: number, options: { connectTimeoutMs
     max,
     idleTimeoutMillis: 30_000,
     // A database that does not answer (or a pool that stays exhausted) fails a checkout after this
-    // instead of holding the request: the caller answers 503 within the time a client waits.
+    // instead of holding the request or the work item forever.
     connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     pipeline: true,
   });
