@@ -13,7 +13,7 @@ import { keyFilePath, sealerFor } from './platform/secrets/sealer.js';
 import { PLATFORM_SEALED_COLUMNS, sealStoredSecrets, type SealedColumn } from './platform/secrets/stored.js';
 import { embeddedClusterExists, openEmbedded } from './platform/db/embedded.js';
 import { migrate } from './platform/db/migrate.js';
-import { WORKER_CONNECT_TIMEOUT_MS, createPool, inTransaction, type Pool } from './platform/db/pool.js';
+import { createPool, inTransaction, type Pool } from './platform/db/pool.js';
 import { deliveryStream } from './platform/delivery/index.js';
 import type { Logger } from './platform/log.js';
 import { createMetrics } from './platform/metrics.js';
@@ -207,7 +207,7 @@ export async function startServices(
     }
     if (roles.worker) {
       // A pool of its own: work never takes connections from requests.
-      const workerPool = createPool(database.url, config.databasePoolSize, { connectTimeoutMs: WORKER_CONNECT_TIMEOUT_MS });
+      const workerPool = createPool(database.url, config.databasePoolSize);
       pools.push(workerPool);
       worker = await startWorker({
         pool: workerPool,

@@ -22,27 +22,42 @@ export interface Statement {
 }
 
 /**
- * How long a checkout waits for a connection, a new one or a free one, by default: short enough
- * that a request meeting a database that does not answer gets its 503 within 2 s.
+ * How long opening a connection may take: short enough that a request meeting a database that
+ * does not answer (a dead host, a partition) gets its 503 within 2 s.
  */
 export const CONNECT_TIMEOUT_MS = 1_500;
 
-/** The worker's: no client waits on it, and a busy pool must not fail work it would have run a moment later. */
-export const WORKER_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long a checkout waits for a free connection of a full pool by default: long, since a busy
+ * pool is no fault (a flood of requests on a 2-core machine waits seconds), but bounded, so that no
+ * request waits on the pool for ever.
+ */
+export const CHECKOUT_TIMEOUT_MS = 10_000;
+
+// The pool hands its own options to each client, so the connect timeout, shorter than the
+// checkout's, is set by the client class.
+class Connection extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(
+      typeof config === 'string'
+        ? { connectionString: config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }
+        : { ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS },
+    );
+  }
+}
 
 /**
  * Connections pipeline: queries issued without waiting for the previous answer travel together,
  * so a transaction whose statements are known up front costs one round trip (see transaction()).
  * On the 2-core machine round trips, not statements, were most of a write's cost.
  */
-export function createPool(url: string, max: number, options: { connectTimeoutMs?: number } = {}): pg.Pool {
+export function createPool(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     idleTimeoutMillis: 30_000,
-    // A database that does not answer (or a pool that stays exhausted) fails a checkout after this
-    // instead of holding the request or the work item forever.
-    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    Client: Connection,
+    connectionTimeoutMillis: CHECKOUT_TIMEOUT_MS,
     pipeline: true,
   });
   // An idle client losing its connection (database restart) must not crash the process;

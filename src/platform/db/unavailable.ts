@@ -24,6 +24,8 @@ const SQLSTATES = new Set([
 const PG_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
+  // A client's own connect timeout (connectionTimeoutMillis), which destroys the socket with this.
+  'timeout expired',
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
 ];
