@@ -7,7 +7,8 @@
  * SIGTERM to exit the process at once. A second immogate process on the same DATA_DIR (a CLI
  * command next to a running server) finds the running server through postmaster.pid and joins it.
  * The process that stops the server is the one named in owner.pid; a server whose owner died
- * (kill -9, a crash) is adopted by the next process, so it does not run on forever.
+ * (kill -9, a crash) is adopted by the next process, so it does not run on forever. A server
+ * that dies while its owner runs on is started again by the owner (restart(), see supervisor.ts).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
