@@ -109,7 +109,8 @@ class Primary {
 
   async start(): Promise<void> {
     await secureDataDir(this.config, this.logger);
-    this.database = await openDatabase(this.config);
+    // The children reach it as an external database and only reconnect: the primary restarts it.
+    this.database = await openDatabase(this.config, { supervisedBy: this.logger });
     try {
       await this.prepare(this.database);
       await checkListenable(this.config);

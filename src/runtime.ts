@@ -13,6 +13,7 @@ import { keyFilePath, sealerFor } from './platform/secrets/sealer.js';
 import { PLATFORM_SEALED_COLUMNS, sealStoredSecrets, type SealedColumn } from './platform/secrets/stored.js';
 import { embeddedClusterExists, openEmbedded } from './platform/db/embedded.js';
 import { migrate } from './platform/db/migrate.js';
+import { EmbeddedSupervisor } from './platform/db/supervisor.js';
 import { createPool, inTransaction, type Pool } from './platform/db/pool.js';
 import { deliveryStream } from './platform/delivery/index.js';
 import type { Logger } from './platform/log.js';
@@ -47,8 +48,10 @@ async function checkReachable(url: string, host: string): Promise<void> {
  * The external database of DATABASE_URL, or the embedded one of DATA_DIR (joined if running).
  * `existing`: a DATA_DIR that holds no database is an error rather than one to create; a command
  * run from the wrong directory would otherwise work on an empty database of its own, silently.
+ * `supervisedBy`: a server's logger; an embedded database this process starts is then restarted
+ * whenever it dies, for as long as it is open (a CLI command's is not: it ends soon anyway).
  */
-export async function openDatabase(config: Config, options: { existing?: boolean } = {}): Promise<Database> {
+export async function openDatabase(config: Config, options: { existing?: boolean; supervisedBy?: Logger } = {}): Promise<Database> {
   if (config.databaseUrl) {
     const host = new URL(config.databaseUrl).host;
     await checkReachable(config.databaseUrl, host);
@@ -61,10 +64,16 @@ export async function openDatabase(config: Config, options: { existing?: boolean
     );
   }
   const embedded = await openEmbedded(config.dataDir);
+  const supervisor = embedded.owned && options.supervisedBy ? new EmbeddedSupervisor(embedded, options.supervisedBy) : undefined;
+  supervisor?.start();
   return {
     url: embedded.url,
     description: `embedded PostgreSQL in ${config.dataDir}${embedded.owned ? '' : ' (joined the running one)'}`,
-    close: () => embedded.stop(),
+    async close() {
+      // First: a server stopped on purpose is no server to restart.
+      await supervisor?.stop();
+      await embedded.stop();
+    },
   };
 }
 
@@ -172,7 +181,7 @@ export async function startServices(
   options: { apis?: readonly ApiModule[]; onFirstRun?: (message: string) => void } = {},
 ): Promise<Services> {
   await secureDataDir(config, logger);
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { supervisedBy: logger });
   const pools: Pool[] = [];
   let app: FastifyInstance | undefined;
   let worker: Worker | undefined;

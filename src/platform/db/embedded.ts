@@ -7,7 +7,8 @@
  * SIGTERM to exit the process at once. A second immogate process on the same DATA_DIR (a CLI
  * command next to a running server) finds the running server through postmaster.pid and joins it.
  * The process that stops the server is the one named in owner.pid; a server whose owner died
- * (kill -9, a crash) is adopted by the next process, so it does not run on forever.
+ * (kill -9, a crash) is adopted by the next process, so it does not run on forever. A server
+ * that dies while its owner runs on is started again by the owner (restart(), see supervisor.ts).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,6 +26,13 @@ export interface EmbeddedDatabase {
   readonly url: string;
   /** True when this process started the server and so must stop it. */
   readonly owned: boolean;
+  /** Whether the server this process started (or adopted) still runs; always true when joined. */
+  running(): boolean;
+  /**
+   * Starts the server again after it died, on the same port (pools and the processes of
+   * `--processes N` keep its URL), then runs crash recovery as any start does. Owned only.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -38,6 +46,7 @@ interface Paths {
   log: string;
   lock: string;
   owner: string;
+  restarting: string;
 }
 
 function pathsFor(dataDir: string): Paths {
@@ -49,6 +58,7 @@ function pathsFor(dataDir: string): Paths {
     log: path.join(root, 'postgres.log'),
     lock: path.join(root, 'start.lock'),
     owner: path.join(root, 'owner.pid'),
+    restarting: path.join(root, 'restarting.pid'),
   };
 }
 
@@ -343,24 +353,57 @@ function ownerAlive(paths: Paths): boolean {
   return Number.isInteger(owner) && owner > 0 && !ours(owner) && alive(owner);
 }
 
-/** This process now stops the server; called under the start lock. */
-function own(paths: Paths, pid: number, url: string): EmbeddedDatabase {
+function joined(url: string): EmbeddedDatabase {
+  return {
+    url,
+    owned: false,
+    running: () => true,
+    restart: async () => {
+      throw new Error('only the process that started the embedded PostgreSQL restarts it');
+    },
+    stop: async () => undefined,
+  };
+}
+
+/** This process now stops the server (and may restart it); called under the start lock. */
+function own(paths: Paths, server: { pid: number; port: number }, url: string): EmbeddedDatabase {
   fs.writeFileSync(paths.owner, String(process.pid), { mode: PRIVATE_FILE });
+  let { pid } = server;
   return {
     url,
     owned: true,
+    running: () => alive(pid),
+    async restart() {
+      // Until it is back, across failed tries: a command started meanwhile waits for it.
+      fs.writeFileSync(paths.restarting, String(process.pid), { mode: PRIVATE_FILE });
+      // Opened again: the processes of `--processes N` see an external database and tighten
+      // DATA_DIR as if it held none, shutting out the user postgres (the running server, already
+      // inside its cluster, does not notice; a new one would not get in).
+      const user = postgresUser();
+      makePassage(path.dirname(paths.root), user);
+      makePassage(paths.root, user);
+      pid = await withStartLock(paths, async () => {
+        fs.writeFileSync(paths.owner, String(process.pid), { mode: PRIVATE_FILE });
+        const again = runningServer(paths);
+        // Someone else (a CLI command) started it meanwhile on our port: it serves our URL.
+        if (again?.port === server.port) return again.pid;
+        return (await startWithRetries(paths, server.port)).pid;
+      });
+      fs.rmSync(paths.restarting, { force: true });
+    },
     async stop() {
       await stopServer(pid);
+      fs.rmSync(paths.restarting, { force: true });
       fs.rmSync(paths.owner, { force: true });
     },
   };
 }
 
-/** Starts a postmaster on the cluster and waits until it serves our database. */
-async function startServer(paths: Paths): Promise<{ pid: number; url: string }> {
+/** Starts a postmaster on the cluster (on `port`, or a free one) and waits until it serves our database. */
+async function startServer(paths: Paths, wantedPort?: number): Promise<{ pid: number; port: number; url: string }> {
   const { postgres } = await binaries();
   const password = fs.readFileSync(paths.password, 'utf8');
-  const port = await freePort();
+  const port = wantedPort ?? (await freePort());
   // Written by PostgreSQL through this descriptor: it needs no access to the file by name.
   const log = fs.openSync(paths.log, 'a', PRIVATE_FILE);
   const logStart = fs.fstatSync(log).size;
@@ -398,7 +441,24 @@ async function startServer(paths: Paths): Promise<{ pid: number; url: string }> 
   const url = urlFor(port, password);
   await waitReady(url, child, paths.log, logStart);
   await ensureDatabase(port, password);
-  return { pid, url };
+  return { pid, port, url };
+}
+
+/**
+ * startServer, tried again while what refuses it passes (a crashed predecessor going away, see
+ * TRANSIENT); called under the start lock, with no server running.
+ */
+async function startWithRetries(paths: Paths, port?: number): Promise<{ pid: number; port: number; url: string }> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    removeStalePidFile(paths);
+    try {
+      return await startServer(paths, port);
+    } catch (error) {
+      if (!(error instanceof TransientStartError) || Date.now() > deadline) throw error;
+      await sleep(250);
+    }
+  }
 }
 
 /** Whether `dataDir` holds an embedded cluster (initialised by a first start). */
@@ -413,28 +473,34 @@ export async function openEmbedded(dataDir: string, options: { startIfStopped?: 
   const user = postgresUser();
   makePassage(dataDir, user);
   makePassage(paths.root, user);
+  await awaitOwnersRestart(paths);
   return withStartLock(paths, async () => {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const running = runningServer(paths);
-      if (running) {
-        const url = urlFor(running.port, fs.readFileSync(paths.password, 'utf8'));
-        if (!ownerAlive(paths)) return own(paths, running.pid, url);
-        return { url, owned: false, stop: async () => undefined };
-      }
-      if (options.startIfStopped === false) throw new Error(`no embedded PostgreSQL is running for ${dataDir}`);
-      if (!fs.existsSync(path.join(paths.cluster, 'PG_VERSION'))) {
-        fs.rmSync(paths.cluster, { recursive: true, force: true });
-        await initialise(paths);
-      }
-      removeStalePidFile(paths);
-      try {
-        const { pid, url } = await startServer(paths);
-        return own(paths, pid, url);
-      } catch (error) {
-        if (!(error instanceof TransientStartError) || Date.now() > deadline) throw error;
-        await sleep(250);
-      }
+    const running = runningServer(paths);
+    if (running) {
+      const url = urlFor(running.port, fs.readFileSync(paths.password, 'utf8'));
+      return ownerAlive(paths) ? joined(url) : own(paths, running, url);
     }
+    if (options.startIfStopped === false) throw new Error(`no embedded PostgreSQL is running for ${dataDir}`);
+    if (!fs.existsSync(path.join(paths.cluster, 'PG_VERSION'))) {
+      fs.rmSync(paths.cluster, { recursive: true, force: true });
+      await initialise(paths);
+    }
+    const started = await startWithRetries(paths);
+    return own(paths, started, started.url);
   });
+}
+
+/**
+ * A server that died while its owner runs on is being restarted by that owner (restarting.pid),
+ * on the port its processes know: a command started meanwhile waits for it rather than start one
+ * on another port (which it would then stop when it ends). Outside the start lock, which the
+ * owner's restart takes.
+ */
+async function awaitOwnersRestart(paths: Paths): Promise<void> {
+  const restarting = () => {
+    const pid = pidIn(paths.restarting);
+    return pid !== undefined && !ours(pid) && alive(pid);
+  };
+  const deadline = Date.now() + 60_000;
+  while (!runningServer(paths) && restarting() && Date.now() < deadline) await sleep(250);
 }
