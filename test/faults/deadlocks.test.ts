@@ -13,6 +13,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { minimalClassified } from '../fixtures/classifieds.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { Receiver } from '../fixtures/receiver.js';
+import { retryingConflicts } from '../../src/platform/db/locks.js';
+import { inTransaction } from '../../src/platform/db/pool.js';
 import {
   CapturedLogs,
   USER_AGENT,
@@ -175,5 +177,41 @@ describe('a receiver answering 410 on a backlog', () => {
     );
     assert.deepEqual(deadlockLines(), []);
     assert.deepEqual(interrupted, [{ n: 0 }]);
+  });
+});
+
+describe('a deadlock that still happens', () => {
+  it('is retried whole after a jittered pause: both transactions commit, the loser at its second try', async () => {
+    await server.pool.query('CREATE TABLE deadlock_probe (id integer PRIMARY KEY, n integer NOT NULL)');
+    await server.pool.query('INSERT INTO deadlock_probe VALUES (1, 0), (2, 0)');
+    // Each holds its first row until the other holds its own: then each wants the other's, once.
+    let holding = 0;
+    const bothHold = new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (holding === 2) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 5);
+    });
+    const retried: string[] = [];
+    const crossing = (first: number, second: number) =>
+      retryingConflicts(
+        () =>
+          inTransaction(server.pool, async (client) => {
+            await client.query('UPDATE deadlock_probe SET n = n + 1 WHERE id = $1', [first]);
+            holding += 1;
+            await bothHold;
+            await client.query('UPDATE deadlock_probe SET n = n + 1 WHERE id = $1', [second]);
+          }),
+        { onRetry: (error) => retried.push((error as { code: string }).code) },
+      );
+    await Promise.all([crossing(1, 2), crossing(2, 1)]);
+    assert.deepEqual(retried, ['40P01']);
+    const { rows } = await server.pool.query('SELECT id, n FROM deadlock_probe ORDER BY id');
+    assert.deepEqual(rows, [
+      { id: 1, n: 2 },
+      { id: 2, n: 2 },
+    ]);
   });
 });
