@@ -340,8 +340,9 @@ async function failed(
         'receiver answered 410 but no delivery source hooks are registered',
       );
     // This one fails (if its attempt is still the latest), the others are cancelled: one
-    // statement, which waits for their rows in id order only. Every 410 of a backlog's
-    // in-flight attempts runs this at once; in scan order two of them deadlocked.
+    // statement, which waits for their rows in id order only. Every 410 of a backlog's attempts
+    // in flight comes here at once: when each first locked its own delivery, then the others',
+    // they deadlocked with each other.
     await client.query(
       `WITH ${lockedInOrder('locked', 'webhook_deliveries', "source = $1 AND subscription_id = $2 AND state = 'PENDING'")}
        UPDATE webhook_deliveries d
