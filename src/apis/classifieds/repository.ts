@@ -787,16 +787,10 @@ export async function queueDepth(pool: pg.Pool): Promise<QueueDepth> {
 // with `= ANY (...)`: the planner, estimating such input at a hundred rows, would otherwise scan
 // the table; the array condition gives it the index.
 
-/** Gone for reads and rules from now on; its offererEstateId and media URLs are free again. */
+/** Gone for reads and rules from now on; its offererEstateId and media URLs are free again. After lockClassifieds. */
 export function markDeleted(classifiedIds: readonly string[]): Statement[] {
   return [
-    {
-      name: 'caas.mark_deleted',
-      // In id order, as caas.lock_for_finish takes them.
-      text: `WITH ${lockedInOrder('locked', 'classifieds', 'id = ANY($1::uuid[])')}
-             UPDATE classifieds c SET deleted_at = now() FROM locked WHERE c.id = locked.id`,
-      values: [classifiedIds],
-    },
+    { name: 'caas.mark_deleted', text: 'UPDATE classifieds SET deleted_at = now() WHERE id = ANY($1::uuid[])', values: [classifiedIds] },
     { name: 'caas.drop_media', text: 'DELETE FROM classified_media WHERE classified_id = ANY($1::uuid[])', values: [classifiedIds] },
   ];
 }
@@ -846,27 +840,34 @@ export function markProcessed(classifiedIds: readonly string[], revisions: reado
 }
 
 /**
- * Ends the work of classifieds with nothing left pending, each if its worker (the n-th of
- * `workers`) still holds it: the lock of their rows, then the end, whose result finishedIds reads.
+ * The classifieds' rows, locked in id order: the first statement of a processing write, before
+ * their revisions, media, statuses and queue rows, as every API write locks its classified first
+ * (lockCurrent) and then changes those (the lock order of platform/db/locks.ts). Locking them
+ * later, a write that marked a revision processed could wait for a PUT holding the classified
+ * and about to change that same revision.
  */
-export function finishWork(classifiedIds: readonly string[], workers: readonly string[]): [lock: Statement, finish: Statement] {
-  return [
-    // In one order for every transaction that takes several of these locks: no deadlock between them.
-    {
-      name: 'caas.lock_for_finish',
-      text: 'SELECT 1 FROM classifieds WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
-      values: [classifiedIds],
-    },
-    {
-      name: 'caas.finish',
-      text: `DELETE FROM caas_processing_queue q
-               USING unnest($1::uuid[], $2::uuid[]) AS f (classified_id, worker)
-              WHERE q.classified_id = ANY ($1::uuid[]) AND q.classified_id = f.classified_id AND q.claimed_by = f.worker
-                AND NOT EXISTS (SELECT 1 FROM classified_revisions r WHERE r.classified_id = f.classified_id AND r.processed_at IS NULL)
-             RETURNING q.classified_id`,
-      values: [classifiedIds, workers],
-    },
-  ];
+export function lockClassifieds(classifiedIds: readonly string[]): Statement {
+  return {
+    name: 'caas.lock_group',
+    text: 'SELECT 1 FROM classifieds WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
+    values: [classifiedIds],
+  };
+}
+
+/**
+ * Ends the work of classifieds with nothing left pending, each if its worker (the n-th of
+ * `workers`) still holds it, under the rows' locks of lockClassifieds; finishedIds reads its result.
+ */
+export function finishWork(classifiedIds: readonly string[], workers: readonly string[]): Statement {
+  return {
+    name: 'caas.finish',
+    text: `DELETE FROM caas_processing_queue q
+             USING unnest($1::uuid[], $2::uuid[]) AS f (classified_id, worker)
+            WHERE q.classified_id = ANY ($1::uuid[]) AND q.classified_id = f.classified_id AND q.claimed_by = f.worker
+              AND NOT EXISTS (SELECT 1 FROM classified_revisions r WHERE r.classified_id = f.classified_id AND r.processed_at IS NULL)
+           RETURNING q.classified_id`,
+    values: [classifiedIds, workers],
+  };
 }
 
 /** The classifieds whose work the finish statement of finishWork ended. */

@@ -10,8 +10,12 @@
  *      all with `SELECT ... ORDER BY id FOR UPDATE` (lockedInOrder), because an UPDATE or DELETE
  *      locks in the order it happens to scan, whatever the order of an `= ANY($1)` array;
  *   4. webhook_attempts rows, only while holding their delivery's row;
- *   5. work rows (caas_processing_queue), in ascending id, after the classifieds they belong to.
+ *   5. classifieds' rows in ascending id (an API write locks its one classified first, a
+ *      processing write its group's), then what belongs to them (revisions, media, statuses),
+ *      then their work rows (caas_processing_queue).
  *
+ * Inserting new rows (a lead's notifications, a status's webhooks) waits for no lock and may
+ * come anywhere.
  * A transaction may skip a level, never go back up one. Statements that need no order because
  * they never wait use SKIP LOCKED: the claims (a locked item is left for the next claim), lease
  * renewals (a lease skipped once is renewed at the next round, long before it runs out) and
