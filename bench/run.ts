@@ -21,6 +21,7 @@ import { getClassified, getNotModified, postClassifieds, postTwoProcesses } from
 import { ingest } from './scenarios/ingest.js';
 import { leads } from './scenarios/leads.js';
 import { noisy } from './scenarios/noisy.js';
+import { soak } from './scenarios/soak.js';
 import { list1k, list1m } from './scenarios/lists.js';
 import { token } from './scenarios/token.js';
 import type { Context, Row, Scenario, Started } from './scenarios/types.js';
@@ -38,6 +39,7 @@ const SCENARIOS: Scenario[] = [
   list1m,
   leads,
   noisy,
+  soak,
 ];
 const RUNS = 3;
 // Set, BENCH_SECONDS governs every run; unset, each scenario has its own length (10 s, or the 30 s the issue asks of the end-to-end ones).

@@ -6,6 +6,7 @@
  * `immogate start --processes N` does; this process then only forks and stops them.
  */
 import cluster from 'node:cluster';
+import fs from 'node:fs';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServices } from '../src/runtime.js';
@@ -23,9 +24,11 @@ if (processes > 1 && cluster.isPrimary) {
     void Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve)))).then(() => process.exit(0));
   });
 } else {
+  // BENCH_LOG_FILE: the log goes to this file, for a scenario that reads it (soak counts its deadlocks).
+  const logFile = process.env.BENCH_LOG_FILE;
   const services = await startServices(
     config,
-    createLogger(config),
+    createLogger(config, logFile ? fs.createWriteStream(logFile, { flags: 'a' }) : undefined),
     { server: true, worker: process.env.BENCH_WORKER === '1' },
     {
       onFirstRun: () => undefined,

@@ -12,6 +12,7 @@
  */
 import type pg from 'pg';
 import type { Environment } from '../../platform/catalogue.js';
+import { lockedInOrder } from '../../platform/db/locks.js';
 import type { Statement } from '../../platform/db/pool.js';
 import { onlyRow } from '../../platform/db/pool.js';
 import { tenantTransaction, type Tenant } from '../../platform/db/tenant.js';
@@ -612,8 +613,9 @@ export async function upsertSubscription(
 /** The undelivered statuses of a subscription, each re-aimed at its classified's path under `url` (as recordStatuses builds it). */
 export async function retargetStatusDeliveries(client: pg.ClientBase, subscriptionId: string, url: string): Promise<void> {
   await client.query(
-    `UPDATE webhook_deliveries SET url = $3 || '/classifieds/' || (payload ->> 'classifiedId') || '/statuses'
-      WHERE source = $1 AND subscription_id = $2 AND state IN ('PENDING', 'FAILED')`,
+    `WITH ${lockedInOrder('locked', 'webhook_deliveries', "source = $1 AND subscription_id = $2 AND state IN ('PENDING', 'FAILED')")}
+     UPDATE webhook_deliveries d SET url = $3 || '/classifieds/' || (d.payload ->> 'classifiedId') || '/statuses'
+       FROM locked WHERE d.id = locked.id AND d.state IN ('PENDING', 'FAILED')`,
     [WEBHOOK_SOURCE, subscriptionId, url],
   );
 }
@@ -638,7 +640,7 @@ export async function removeSubscription(client: pg.ClientBase, subscriptionId: 
  */
 export async function existingSubscriptions(client: pg.ClientBase, subscriptionIds: readonly string[]): Promise<string[]> {
   const { rows } = await client.query<{ subscription_id: string }>(
-    'SELECT subscription_id FROM caas_webhook_subscriptions WHERE subscription_id::text = ANY($1::text[]) FOR KEY SHARE',
+    'SELECT subscription_id FROM caas_webhook_subscriptions WHERE subscription_id::text = ANY($1::text[]) ORDER BY subscription_id FOR KEY SHARE',
     [subscriptionIds],
   );
   return rows.map((row) => row.subscription_id);
@@ -736,10 +738,12 @@ export async function reloadClaimed(pool: pg.Pool, classifiedId: string, workerI
   return rows[0];
 }
 
+/** In id order and never waiting (db/locks.ts): a claim whose row is held is renewed at the next round. */
 export async function renewClaims(pool: pg.Pool, workerId: string, leaseSeconds: number, classifiedIds: readonly string[]): Promise<void> {
   await pool.query({
     name: 'caas.renew',
-    text: 'UPDATE caas_processing_queue SET due_at = now() + make_interval(secs => $2) WHERE classified_id = ANY($3::uuid[]) AND claimed_by = $1',
+    text: `WITH ${lockedInOrder('locked', 'caas_processing_queue', 'classified_id = ANY($3::uuid[]) AND claimed_by = $1', { id: 'classified_id', skipLocked: true })}
+           UPDATE caas_processing_queue q SET due_at = now() + make_interval(secs => $2) FROM locked WHERE q.classified_id = locked.id`,
     values: [workerId, leaseSeconds, classifiedIds],
   });
 }
@@ -783,7 +787,7 @@ export async function queueDepth(pool: pg.Pool): Promise<QueueDepth> {
 // with `= ANY (...)`: the planner, estimating such input at a hundred rows, would otherwise scan
 // the table; the array condition gives it the index.
 
-/** Gone for reads and rules from now on; its offererEstateId and media URLs are free again. */
+/** Gone for reads and rules from now on; its offererEstateId and media URLs are free again. After lockClassifieds. */
 export function markDeleted(classifiedIds: readonly string[]): Statement[] {
   return [
     { name: 'caas.mark_deleted', text: 'UPDATE classifieds SET deleted_at = now() WHERE id = ANY($1::uuid[])', values: [classifiedIds] },
@@ -836,27 +840,34 @@ export function markProcessed(classifiedIds: readonly string[], revisions: reado
 }
 
 /**
- * Ends the work of classifieds with nothing left pending, each if its worker (the n-th of
- * `workers`) still holds it: the lock of their rows, then the end, whose result finishedIds reads.
+ * The classifieds' rows, locked in id order: the first statement of a processing write, before
+ * their revisions, media, statuses and queue rows, as every API write locks its classified first
+ * (lockCurrent) and then changes those (the lock order of platform/db/locks.ts). Locking them
+ * later, a write that marked a revision processed could wait for a PUT holding the classified
+ * and about to change that same revision.
  */
-export function finishWork(classifiedIds: readonly string[], workers: readonly string[]): [lock: Statement, finish: Statement] {
-  return [
-    // In one order for every transaction that takes several of these locks: no deadlock between them.
-    {
-      name: 'caas.lock_for_finish',
-      text: 'SELECT 1 FROM classifieds WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
-      values: [classifiedIds],
-    },
-    {
-      name: 'caas.finish',
-      text: `DELETE FROM caas_processing_queue q
-               USING unnest($1::uuid[], $2::uuid[]) AS f (classified_id, worker)
-              WHERE q.classified_id = ANY ($1::uuid[]) AND q.classified_id = f.classified_id AND q.claimed_by = f.worker
-                AND NOT EXISTS (SELECT 1 FROM classified_revisions r WHERE r.classified_id = f.classified_id AND r.processed_at IS NULL)
-             RETURNING q.classified_id`,
-      values: [classifiedIds, workers],
-    },
-  ];
+export function lockClassifieds(classifiedIds: readonly string[]): Statement {
+  return {
+    name: 'caas.lock_group',
+    text: 'SELECT 1 FROM classifieds WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
+    values: [classifiedIds],
+  };
+}
+
+/**
+ * Ends the work of classifieds with nothing left pending, each if its worker (the n-th of
+ * `workers`) still holds it, under the rows' locks of lockClassifieds; finishedIds reads its result.
+ */
+export function finishWork(classifiedIds: readonly string[], workers: readonly string[]): Statement {
+  return {
+    name: 'caas.finish',
+    text: `DELETE FROM caas_processing_queue q
+             USING unnest($1::uuid[], $2::uuid[]) AS f (classified_id, worker)
+            WHERE q.classified_id = ANY ($1::uuid[]) AND q.classified_id = f.classified_id AND q.claimed_by = f.worker
+              AND NOT EXISTS (SELECT 1 FROM classified_revisions r WHERE r.classified_id = f.classified_id AND r.processed_at IS NULL)
+           RETURNING q.classified_id`,
+    values: [classifiedIds, workers],
+  };
 }
 
 /** The classifieds whose work the finish statement of finishWork ended. */

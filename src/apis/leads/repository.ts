@@ -6,6 +6,7 @@
  * owner role and say so.
  */
 import type pg from 'pg';
+import { lockedInOrder } from '../../platform/db/locks.js';
 import { onlyRow, type Statement } from '../../platform/db/pool.js';
 import { deliveriesCte } from '../../platform/delivery/index.js';
 import type { Lead, LeadCategory, PhoneNumber } from './model/lead.js';
@@ -217,11 +218,17 @@ export async function eraseLeadsOf(client: pg.ClientBase, email: string): Promis
  */
 export async function scrubNotificationsOf(client: pg.ClientBase, email: string): Promise<number> {
   const scrubbed = await client.query(
-    `WITH scrubbed AS (
+    // The deliveries in id order, then their attempts (db/locks.ts).
+    `WITH ${lockedInOrder(
+      'locked',
+      'webhook_deliveries',
+      `source = $3 AND jsonb_typeof(payload -> 'contactRequest') = 'object'
+       AND payload -> 'metadata' ->> 'leadId' IN (SELECT id::text FROM leads WHERE lower(email) = lower($1))`,
+    )},
+     scrubbed AS (
        SELECT d.id, jsonb_set(d.payload, '{contactRequest}', (d.payload -> 'contactRequest') || $2::jsonb) AS payload
-         FROM webhook_deliveries d
-        WHERE d.source = $3 AND jsonb_typeof(d.payload -> 'contactRequest') = 'object'
-          AND d.payload -> 'metadata' ->> 'leadId' IN (SELECT id::text FROM leads WHERE lower(email) = lower($1))),
+         FROM webhook_deliveries d JOIN locked l ON l.id = d.id
+        WHERE jsonb_typeof(d.payload -> 'contactRequest') = 'object'),
      answers AS (
        UPDATE webhook_attempts a SET response_body = NULL FROM scrubbed s WHERE a.delivery_id = s.id AND a.response_body IS NOT NULL)
      UPDATE webhook_deliveries d SET payload = s.payload
@@ -334,7 +341,7 @@ export async function lockedSubscriptionStatuses(
   ids: readonly string[],
 ): Promise<{ id: string; status: SubscriptionStatus }[]> {
   const { rows } = await client.query<{ id: string; status: SubscriptionStatus }>(
-    'SELECT id, status FROM lead_webhook_subscriptions WHERE id::text = ANY($1::text[]) FOR SHARE',
+    'SELECT id, status FROM lead_webhook_subscriptions WHERE id::text = ANY($1::text[]) ORDER BY id FOR SHARE',
     [ids],
   );
   return rows;

@@ -7,6 +7,7 @@
 import { sealedWith } from '../secrets/sealer.js';
 import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
+import { lockedInOrder } from '../db/locks.js';
 import { onlyRow } from '../db/pool.js';
 
 /** The work stream of webhook deliveries; also what the NOTIFY of a new delivery names. */
@@ -108,11 +109,13 @@ export interface SubscriptionRef {
 /**
  * Stops the subscription's pending deliveries (subscription removed or deactivated): they end
  * CANCELLED, which redelivery by time leaves alone. An attempt already in flight still finishes.
+ * The caller has changed the subscription's row first (the lock order of db/locks.ts).
  */
 export async function cancelDeliveries(client: pg.ClientBase, subscription: SubscriptionRef): Promise<number> {
   const { rowCount } = await client.query(
-    `UPDATE webhook_deliveries SET state = 'CANCELLED', finished_at = now(), next_attempt_at = NULL, claimed_by = NULL
-      WHERE source = $1 AND subscription_id = $2 AND state = 'PENDING'`,
+    `WITH ${lockedInOrder('locked', 'webhook_deliveries', "source = $1 AND subscription_id = $2 AND state = 'PENDING'")}
+     UPDATE webhook_deliveries d SET state = 'CANCELLED', finished_at = now(), next_attempt_at = NULL, claimed_by = NULL
+       FROM locked WHERE d.id = locked.id AND d.state = 'PENDING'`,
     [subscription.source, subscription.subscriptionId],
   );
   return rowCount ?? 0;
@@ -120,7 +123,8 @@ export async function cancelDeliveries(client: pg.ClientBase, subscription: Subs
 
 /**
  * Re-aims the subscription's undelivered (pending and failed) deliveries after its URL, secret or
- * headers changed, so retries and redeliveries sign with the key the receiver now expects.
+ * headers changed, so retries and redeliveries sign with the key the receiver now expects. After
+ * the subscription's row, as cancelDeliveries.
  */
 export async function retargetDeliveries(
   client: pg.ClientBase,
@@ -138,8 +142,9 @@ export async function retargetDeliveries(
   const columns = Object.keys(values);
   if (columns.length === 0) return 0;
   const { rowCount } = await client.query(
-    `UPDATE webhook_deliveries SET ${columns.map((column, i) => `${column} = $${i + 3}${column === 'headers' ? '::jsonb' : ''}`).join(', ')}
-      WHERE source = $1 AND subscription_id = $2 AND state IN ('PENDING', 'FAILED')`,
+    `WITH ${lockedInOrder('locked', 'webhook_deliveries', "source = $1 AND subscription_id = $2 AND state IN ('PENDING', 'FAILED')")}
+     UPDATE webhook_deliveries d SET ${columns.map((column, i) => `${column} = $${i + 3}${column === 'headers' ? '::jsonb' : ''}`).join(', ')}
+       FROM locked WHERE d.id = locked.id AND d.state IN ('PENDING', 'FAILED')`,
     [subscription.source, subscription.subscriptionId, ...Object.values(values)],
   );
   return rowCount ?? 0;

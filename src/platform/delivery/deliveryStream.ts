@@ -20,6 +20,8 @@ import type pg from 'pg';
 import type { Config } from '../../config.js';
 import type { Environment } from '../catalogue.js';
 import { Batcher, eachAlone } from '../db/batcher.js';
+import { conflictLogged, lockedInOrder, retryingConflicts } from '../db/locks.js';
+import type { Logger } from '../log.js';
 import { inTransaction, onlyRow } from '../db/pool.js';
 import { busyArrays, fairPick, type FairQueue } from '../work/fairClaim.js';
 import { WORK_CHANNEL } from '../work/listener.js';
@@ -41,9 +43,10 @@ export interface DeliverySourceHooks {
   /** The scope that manages the source's subscriptions: the console shows and redelivers their deliveries to a token holding it. */
   scope: string;
   /**
-   * The receiver answered 410 Gone: disable the subscription. Runs in the transaction that
-   * records the attempt (as the owner role, not under withTenant); the subscription's other
-   * pending deliveries are already cancelled.
+   * The receiver answered 410 Gone: disable the subscription. Runs first in the transaction that
+   * records the attempt (as the owner role, not under withTenant), before it cancels the
+   * subscription's pending deliveries: the subscription's row is locked before any delivery
+   * (the lock order of db/locks.ts).
    */
   onGone(client: pg.PoolClient, subscriptionId: string, context: GoneContext): Promise<void>;
   /**
@@ -247,39 +250,46 @@ interface Delivered {
  * those that finished at the same moment (group commit, see Batcher). `= ANY` names the rows for
  * the index: the planner, estimating the JSON at a hundred rows, would otherwise scan the tables.
  */
-async function recordDelivered(pool: pg.Pool, outcomes: Delivered[]): Promise<PromiseSettledResult<void>[]> {
+async function recordDelivered(pool: pg.Pool, logger: Logger, outcomes: Delivered[]): Promise<PromiseSettledResult<void>[]> {
   try {
-    await pool.query({
-      name: 'webhooks.delivered',
-      text: `WITH outcome AS (SELECT * FROM jsonb_to_recordset($1::jsonb)
+    await retryingConflicts(
+      () =>
+        pool.query({
+          name: 'webhooks.delivered',
+          text: `WITH outcome AS (SELECT * FROM jsonb_to_recordset($1::jsonb)
                                 AS o (id uuid, attempt integer, status_code integer, latency_ms integer, request_headers jsonb,
                                       response_body text, response_truncated boolean)),
+                  -- The deliveries in id order, then their attempts (db/locks.ts).
+                  ${lockedInOrder('locked', 'webhook_deliveries', 'id = ANY ($2::uuid[])')},
                   recorded AS (
                     UPDATE webhook_attempts a SET status_code = o.status_code, latency_ms = o.latency_ms, error = NULL,
                                                   request_headers = o.request_headers, response_body = o.response_body,
                                                   response_truncated = o.response_truncated
-                      FROM outcome o WHERE a.delivery_id = ANY ($2::uuid[]) AND a.delivery_id = o.id AND a.attempt = o.attempt)
+                      FROM outcome o JOIN locked l ON l.id = o.id
+                     WHERE a.delivery_id = ANY ($2::uuid[]) AND a.delivery_id = o.id AND a.attempt = o.attempt)
              UPDATE webhook_deliveries d
                 SET state = 'DELIVERED', delivered_at = now(), finished_at = now(), next_attempt_at = NULL, claimed_by = NULL
-               FROM outcome o
+               FROM outcome o JOIN locked l ON l.id = o.id
               -- Only the latest attempt decides (a redelivery may have started another meanwhile).
               WHERE d.id = ANY ($2::uuid[]) AND d.id = o.id AND d.attempts = o.attempt`,
-      values: [JSON.stringify(outcomes), outcomes.map((outcome) => outcome.id)],
-    });
+          values: [JSON.stringify(outcomes), outcomes.map((outcome) => outcome.id)],
+        }),
+      { onRetry: conflictLogged(logger, 'recording delivered webhooks') },
+    );
   } catch (error) {
     if (outcomes.length === 1) return [{ status: 'rejected', reason: error }];
-    return eachAlone(outcomes, (one) => recordDelivered(pool, one));
+    return eachAlone(outcomes, (one) => recordDelivered(pool, logger, one));
   }
   return outcomes.map(() => ({ status: 'fulfilled', value: undefined }));
 }
 
 const deliveredWriters = new WeakMap<pg.Pool, Batcher<Delivered, void>>();
 
-function delivered(pool: pg.Pool, delivery: ClaimedDelivery, outcome: Outcome): Promise<void> {
+function delivered(pool: pg.Pool, logger: Logger, delivery: ClaimedDelivery, outcome: Outcome): Promise<void> {
   const writer = getOrMake(
     deliveredWriters,
     pool,
-    () => new Batcher((outcomes) => recordDelivered(pool, outcomes), { maxBatch: 128, maxInFlight: 2 }),
+    () => new Batcher((outcomes) => recordDelivered(pool, logger, outcomes), { maxBatch: 128, maxInFlight: 2 }),
   );
   return writer.submit({
     id: delivery.id,
@@ -292,7 +302,11 @@ function delivered(pool: pg.Pool, delivery: ClaimedDelivery, outcome: Outcome): 
   });
 }
 
-/** Any other outcome: the attempt, then a retry, the end of the retries or a 410's consequences. */
+/**
+ * Any other outcome: what follows it for the delivery (a retry, the end of the retries, or a
+ * 410's consequences), then the attempt, in the lock order of db/locks.ts: the subscription's
+ * row (a 410), the deliveries in id order, the attempt's row.
+ */
 async function failed(
   client: pg.PoolClient,
   delivery: ClaimedDelivery,
@@ -301,24 +315,18 @@ async function failed(
   sources: DeliverySources,
 ): Promise<void> {
   const { id, attempts } = delivery;
-  await client.query(RECORD_ATTEMPT, [
-    id,
-    attempts,
-    outcome.statusCode,
-    outcome.latencyMs,
-    outcome.error,
-    JSON.stringify(outcome.requestHeaders),
-    outcome.responseBody,
-    outcome.responseTruncated,
-  ]);
-  const end = `UPDATE webhook_deliveries SET state = 'FAILED', finished_at = now(), next_attempt_at = NULL, claimed_by = NULL ${GUARD} AND state = 'PENDING'`;
+  const recordAttempt = () =>
+    client.query(RECORD_ATTEMPT, [
+      id,
+      attempts,
+      outcome.statusCode,
+      outcome.latencyMs,
+      outcome.error,
+      JSON.stringify(outcome.requestHeaders),
+      outcome.responseBody,
+      outcome.responseTruncated,
+    ]);
   if (outcome.statusCode === 410) {
-    await client.query(end, [id, attempts]);
-    await client.query(
-      `UPDATE webhook_deliveries SET state = 'CANCELLED', finished_at = now(), next_attempt_at = NULL, claimed_by = NULL
-        WHERE source = $1 AND subscription_id = $2 AND state = 'PENDING' AND id <> $3`,
-      [delivery.source, delivery.subscription_id, id],
-    );
     const hooks = sources[delivery.source];
     if (hooks)
       await hooks.onGone(client, delivery.subscription_id, {
@@ -331,13 +339,29 @@ async function failed(
         { source: delivery.source, subscriptionId: delivery.subscription_id },
         'receiver answered 410 but no delivery source hooks are registered',
       );
+    // This one fails (if its attempt is still the latest), the others are cancelled: one
+    // statement, which waits for their rows in id order only. Every 410 of a backlog's attempts
+    // in flight comes here at once: when each first locked its own delivery, then the others',
+    // they deadlocked with each other.
+    await client.query(
+      `WITH ${lockedInOrder('locked', 'webhook_deliveries', "source = $1 AND subscription_id = $2 AND state = 'PENDING'")}
+       UPDATE webhook_deliveries d
+          SET state = CASE WHEN d.id = $3 THEN 'FAILED' ELSE 'CANCELLED' END, finished_at = now(), next_attempt_at = NULL, claimed_by = NULL
+         FROM locked WHERE d.id = locked.id AND d.state = 'PENDING' AND (d.id <> $3 OR d.attempts = $4)`,
+      [delivery.source, delivery.subscription_id, id, attempts],
+    );
+    await recordAttempt();
     return;
   }
   const delay = outcome.interrupted
     ? 0
     : retryDelaySeconds(context.config.webhookRetrySchedule, delivery.round_attempts - 1, outcome.retryAfterSeconds);
   if (delay === undefined) {
-    await client.query(end, [id, attempts]);
+    await client.query(
+      `UPDATE webhook_deliveries SET state = 'FAILED', finished_at = now(), next_attempt_at = NULL, claimed_by = NULL ${GUARD} AND state = 'PENDING'`,
+      [id, attempts],
+    );
+    await recordAttempt();
     context.logger.warn({ deliveryId: id, source: delivery.source, attempts }, 'webhook delivery failed: retry schedule used up');
     return;
   }
@@ -347,6 +371,7 @@ async function failed(
       ${GUARD} AND state = 'PENDING'`,
     [id, attempts, delay, outcome.interrupted ? 1 : 0],
   );
+  await recordAttempt();
 }
 
 /** The stream of webhook delivery attempts, with the API modules' hooks. */
@@ -382,13 +407,20 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
       });
       const secret = sealerFor(context.config).unseal(delivery.secret, WEBHOOK_SECRET);
       const outcome = await call(outbound, delivery, secret, context.signal);
-      if (outcome.error === null) await delivered(context.pool, delivery, outcome);
-      else await inTransaction(context.pool, (client) => failed(client, delivery, outcome, context, sources));
+      if (outcome.error === null) await delivered(context.pool, context.logger, delivery, outcome);
+      // A lock conflict is the database's, not the receiver's: the outcome is recorded again, not given up as interrupted.
+      else
+        await retryingConflicts(() => inTransaction(context.pool, (client) => failed(client, delivery, outcome, context, sources)), {
+          onRetry: conflictLogged(context.logger, 'recording a webhook attempt'),
+        });
     },
     async renew(context, ids) {
+      // In id order, and never waiting: a delivery whose row is held (its outcome being
+      // recorded, its subscription ending) is renewed at the next round if it still runs.
       await context.pool.query({
         name: 'webhooks.renew',
-        text: `UPDATE webhook_deliveries SET next_attempt_at = ${LEASE_END} WHERE id = ANY($3::uuid[]) AND claimed_by = $1 AND state = 'PENDING'`,
+        text: `WITH ${lockedInOrder('locked', 'webhook_deliveries', "id = ANY($3::uuid[]) AND claimed_by = $1 AND state = 'PENDING'", { skipLocked: true })}
+               UPDATE webhook_deliveries d SET next_attempt_at = ${LEASE_END} FROM locked WHERE d.id = locked.id`,
         values: [context.workerId, context.leaseSeconds, ids],
       });
     },

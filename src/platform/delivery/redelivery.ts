@@ -94,8 +94,7 @@ async function checkSubscriptions(
  * Resets the deliveries of `ids` that wait for nothing but a retry (or are finished), adds the
  * others to `skips`, and returns the ids reset. One statement, on the rows as they are once
  * locked: the candidates were read unlocked, so that subscriptions are locked before deliveries,
- * in the order of the API paths that change or delete a subscription and then re-aim or cancel
- * its deliveries.
+ * and the deliveries in id order (the lock order of db/locks.ts).
  */
 async function reset(client: pg.ClientBase, ids: string[], skips: Map<string, string>): Promise<Set<string>> {
   const { rows } = await client.query<{ id: string; skip: 'DUE' | 'RUNNING' | null }>(
@@ -105,7 +104,7 @@ async function reset(client: pg.ClientBase, ids: string[], skips: Map<string, st
                        WHEN next_attempt_at <= now() THEN 'DUE'
                        WHEN claimed_by IS NOT NULL THEN 'RUNNING' END AS skip
          FROM webhook_deliveries WHERE id = ANY($1::uuid[])
-          FOR UPDATE),
+        ORDER BY id FOR NO KEY UPDATE),
      queued AS (
        UPDATE webhook_deliveries d
           SET state = 'PENDING', round_attempts = 0, next_attempt_at = now(), ready = true, finished_at = NULL, claimed_by = NULL

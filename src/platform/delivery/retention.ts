@@ -12,7 +12,9 @@ export const deliveryRetentionTask: ScheduledTask = {
     const deleted = await sweep(
       pool,
       `DELETE FROM webhook_deliveries WHERE id IN (
-         SELECT id FROM webhook_deliveries WHERE state <> 'PENDING' AND finished_at < now() - make_interval(days => $2) LIMIT $1)`,
+         SELECT id FROM webhook_deliveries WHERE state <> 'PENDING' AND finished_at < now() - make_interval(days => $2) LIMIT $1
+            -- A finished delivery held by a redelivery or an erasure goes at the next run: the sweep never waits.
+            FOR UPDATE SKIP LOCKED)`,
       [config.deliveryRetentionDays],
       signal,
     );

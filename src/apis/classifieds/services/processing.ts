@@ -47,7 +47,7 @@ export interface ProcessingWrite {
 }
 
 function statementsFor(writes: ProcessingWrite[]): { statements: Statement[]; finishIndex: number | undefined } {
-  const statements: Statement[] = [];
+  const statements: Statement[] = [repository.lockClassifieds([...new Set(writes.map((write) => write.classifiedId))])];
   const statuses = writes.flatMap((write) => write.statuses);
   if (statuses.length > 0) statements.push(repository.recordStatusesStatement(statuses));
   const deleted = writes.filter((write) => write.deleted).map((write) => write.classifiedId);
@@ -70,13 +70,13 @@ function statementsFor(writes: ProcessingWrite[]): { statements: Statement[]; fi
   );
   let finishIndex: number | undefined;
   if (finishing.length > 0) {
-    const [lock, finish] = repository.finishWork(
-      finishing.map((write) => write.id),
-      finishing.map((write) => write.worker),
-    );
-    statements.push(lock);
     finishIndex = statements.length;
-    statements.push(finish);
+    statements.push(
+      repository.finishWork(
+        finishing.map((write) => write.id),
+        finishing.map((write) => write.worker),
+      ),
+    );
   }
   return { statements, finishIndex };
 }

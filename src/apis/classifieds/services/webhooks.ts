@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Config } from '../../../config.js';
+import { retryingConflicts } from '../../../platform/db/locks.js';
 import { withTenant, type Tenant } from '../../../platform/db/tenant.js';
 import {
   OutboundError,
@@ -36,31 +37,36 @@ function checkUrl(url: string, config: Config, tenant: Tenant): void {
 export async function subscribe(pool: pg.Pool, sealer: Sealer, config: Config, tenant: Tenant, subscription: Subscription): Promise<void> {
   checkUrl(subscription.url, config, tenant);
   const url = withoutTrailingSlashes(subscription.url);
-  await withTenant(pool, tenant, async (client) => {
-    const row = await repository.upsertSubscription(client, tenant, {
-      subscriptionId: randomUUID(),
-      url,
-      statuses: subscription.statuses === undefined ? null : [...new Set(subscription.statuses)],
-      sealedSecret: sealer.seal(subscription.secret ?? randomBytes(24).toString('base64url'), WEBHOOK_SECRET),
-      secretGiven: subscription.secret !== undefined,
-    });
-    // Undelivered statuses (retries, and failures an operator may redeliver) follow the
-    // subscription to its new key and address: each to its classified's path under the new URL,
-    // as recordStatuses builds it, not to the bare URL.
-    await retargetDeliveries(client, { source: WEBHOOK_SOURCE, subscriptionId: row.subscription_id }, { secret: row.secret });
-    await repository.retargetStatusDeliveries(client, row.subscription_id, url);
-  });
+  // The subscription's row, then its deliveries (db/locks.ts).
+  await retryingConflicts(() =>
+    withTenant(pool, tenant, async (client) => {
+      const row = await repository.upsertSubscription(client, tenant, {
+        subscriptionId: randomUUID(),
+        url,
+        statuses: subscription.statuses === undefined ? null : [...new Set(subscription.statuses)],
+        sealedSecret: sealer.seal(subscription.secret ?? randomBytes(24).toString('base64url'), WEBHOOK_SECRET),
+        secretGiven: subscription.secret !== undefined,
+      });
+      // Undelivered statuses (retries, and failures an operator may redeliver) follow the
+      // subscription to its new key and address: each to its classified's path under the new URL,
+      // as recordStatuses builds it, not to the bare URL.
+      await retargetDeliveries(client, { source: WEBHOOK_SOURCE, subscriptionId: row.subscription_id }, { secret: row.secret });
+      await repository.retargetStatusDeliveries(client, row.subscription_id, url);
+    }),
+  );
 }
 
 export async function unsubscribe(pool: pg.Pool, tenant: Tenant): Promise<void> {
-  await withTenant(pool, tenant, async (client) => {
-    const removed = await repository.deleteSubscription(client, tenant.clientId);
-    if (removed === undefined) throw notFound('This client has no webhook subscription here');
-    await cancelDeliveries(client, { source: WEBHOOK_SOURCE, subscriptionId: removed });
-  });
+  await retryingConflicts(() =>
+    withTenant(pool, tenant, async (client) => {
+      const removed = await repository.deleteSubscription(client, tenant.clientId);
+      if (removed === undefined) throw notFound('This client has no webhook subscription here');
+      await cancelDeliveries(client, { source: WEBHOOK_SOURCE, subscriptionId: removed });
+    }),
+  );
 }
 
-/** A subscription that is gone at the receiver's word (410) is removed, as a DELETE /webhooks would. */
+/** A subscription that is gone at the receiver's word (410) is removed, as a DELETE /webhooks would: its row first in the transaction. */
 export async function removeGone(client: pg.ClientBase, subscriptionId: string): Promise<void> {
   await repository.removeSubscription(client, subscriptionId);
 }

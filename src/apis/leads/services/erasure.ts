@@ -11,16 +11,20 @@
  * get the same fields emptied, so no later attempt sends the erased data again.
  */
 import type pg from 'pg';
+import { retryingConflicts } from '../../../platform/db/locks.js';
 import { inTransaction } from '../../../platform/db/pool.js';
 import type { ErasureResult } from '../model/erasure.js';
 import { eraseLeadsOf, scrubNotificationsOf } from '../repository.js';
 
 export async function eraseAuthor(pool: pg.Pool, email: string): Promise<ErasureResult> {
   const address = email.trim();
-  return inTransaction(pool, async (client) => {
-    const leadsErased = await eraseLeadsOf(client, address);
-    // Every lead of the author, erased now or before: a payload a failed earlier run left behind is scrubbed too.
-    const notificationsScrubbed = await scrubNotificationsOf(client, address);
-    return { email: address, leadsErased, notificationsScrubbed };
-  });
+  // Leads, then their notifications in id order, then the attempts (db/locks.ts).
+  return retryingConflicts(() =>
+    inTransaction(pool, async (client) => {
+      const leadsErased = await eraseLeadsOf(client, address);
+      // Every lead of the author, erased now or before: a payload a failed earlier run left behind is scrubbed too.
+      const notificationsScrubbed = await scrubNotificationsOf(client, address);
+      return { email: address, leadsErased, notificationsScrubbed };
+    }),
+  );
 }

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { retryingConflicts } from '../../../platform/db/locks.js';
 import { execute } from '../../../platform/db/pool.js';
 import { withTenant, type Tenant } from '../../../platform/db/tenant.js';
 import {
@@ -129,38 +130,44 @@ export async function updateSubscription(
   changes: UpdateSubscriptionRequest,
 ): Promise<Subscription> {
   const sealedKey = changes.apiKey === undefined ? null : sealer.seal(changes.apiKey, WEBHOOK_SECRET);
-  const row = await withTenant(pool, tenant, async (client) => {
-    await execute(client, ingestionLock(tenant.environment, tenant.agencyId));
-    const updated = await updateSubscriptionRow(client, id, changes.status ?? null, sealedKey);
-    if (!updated) throw subscriptionNotFound(id);
-    const ref = { source: DELIVERY_SOURCE, subscriptionId: id };
-    if (sealedKey !== null) await retargetDeliveries(client, ref, { secret: sealedKey });
-    if (updated.status === 'INACTIVE') await cancelDeliveries(client, ref);
-    return updated;
-  });
+  // The lock order of db/locks.ts: the agency's ingestion lock, the subscription's row, its deliveries.
+  const row = await retryingConflicts(() =>
+    withTenant(pool, tenant, async (client) => {
+      await execute(client, ingestionLock(tenant.environment, tenant.agencyId));
+      const updated = await updateSubscriptionRow(client, id, changes.status ?? null, sealedKey);
+      if (!updated) throw subscriptionNotFound(id);
+      const ref = { source: DELIVERY_SOURCE, subscriptionId: id };
+      if (sealedKey !== null) await retargetDeliveries(client, ref, { secret: sealedKey });
+      if (updated.status === 'INACTIVE') await cancelDeliveries(client, ref);
+      return updated;
+    }),
+  );
   return toSubscription(row);
 }
 
 export async function deleteSubscription(pool: pg.Pool, tenant: Tenant, id: string): Promise<Subscription> {
-  const row = await withTenant(pool, tenant, async (client) => {
-    await execute(client, ingestionLock(tenant.environment, tenant.agencyId));
-    const removed = await deleteSubscriptionRow(client, id);
-    if (!removed) throw subscriptionNotFound(id);
-    await cancelDeliveries(client, { source: DELIVERY_SOURCE, subscriptionId: id });
-    return removed;
-  });
+  const row = await retryingConflicts(() =>
+    withTenant(pool, tenant, async (client) => {
+      await execute(client, ingestionLock(tenant.environment, tenant.agencyId));
+      const removed = await deleteSubscriptionRow(client, id);
+      if (!removed) throw subscriptionNotFound(id);
+      await cancelDeliveries(client, { source: DELIVERY_SOURCE, subscriptionId: id });
+      return removed;
+    }),
+  );
   return toSubscription(row);
 }
 
 /**
  * 410 Gone from a receiver "disables the subscription": it turns INACTIVE (it is not deleted, so
  * its owner sees why in the audit and can turn it on again). Runs as the owner role, hence the
- * explicit tenant.
+ * explicit tenant; first in its transaction, which then cancels the pending deliveries.
  */
 async function disableGone(client: pg.ClientBase, subscriptionId: string, context: GoneContext): Promise<void> {
-  // Without the ingestion lock (this transaction holds delivery rows that a subscription change,
-  // holding that lock, may wait for): a lead committing meanwhile may still notify this
-  // subscription once, and its receiver's next 410 cancels that too.
+  // Under the ingestion lock, as any change to a subscription (and before any row, as the lock
+  // order of db/locks.ts has it): a lead comes wholly before (its notification is cancelled with
+  // the rest) or wholly after (it sees the subscription INACTIVE), never a notification after the end.
+  await execute(client, ingestionLock(context.environment, context.agencyId));
   await deactivateSubscription(client, subscriptionId, context);
 }
 
