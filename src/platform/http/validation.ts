@@ -9,10 +9,7 @@ import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import { MAX_FIELD_ERRORS, badRequest, type ErrorSource, type FieldError, type Problem } from './problems.js';
 
-// A shared schema a route refers to is compiled once, as a function of its own, not again into
-// each route's validator: inlined, the routes' compiles took half of the start-up's CPU (about 2 s
-// of the 5 s that app.ready() took after a kill -9, on the 2-core machine).
-const common: Options = { allErrors: true, removeAdditional: false, strict: false, messages: true, inlineRefs: false };
+const common: Options = { allErrors: true, removeAdditional: false, strict: false, messages: true };
 
 function withFormats(ajv: Ajv): Ajv {
   // ajv-formats is CommonJS: under NodeNext its default import is the module, whose `default` is the plugin.
