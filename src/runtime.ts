@@ -85,7 +85,11 @@ export async function openDatabase(config: Config, options: { existing?: boolean
  */
 export async function secureDataDir(config: Config, logger: Logger): Promise<void> {
   const leave = ['', '.next', '.previous'].map((suffix) => keyFilePath(config.dataDir, suffix));
-  const changed = await tightenDataDir(config.dataDir, { embedded: config.databaseUrl === undefined, leave });
+  // The processes of --processes N get the primary's embedded database as DATABASE_URL; its cluster
+  // under DATA_DIR still needs its passage for the user postgres (a restart by the primary's
+  // supervisor reads its files by path).
+  const embedded = config.databaseUrl === undefined || embeddedClusterExists(config.dataDir);
+  const changed = await tightenDataDir(config.dataDir, { embedded, leave });
   if (changed.length > 0) {
     logger.warn({ dataDir: config.dataDir, tightened: changed.length }, 'took group and other access away from files under DATA_DIR');
   }

@@ -376,9 +376,8 @@ function own(paths: Paths, server: { pid: number; port: number }, url: string): 
     async restart() {
       // Until it is back, across failed tries: a command started meanwhile waits for it.
       fs.writeFileSync(paths.restarting, String(process.pid), { mode: PRIVATE_FILE });
-      // Opened again: the processes of `--processes N` see an external database and tighten
-      // DATA_DIR as if it held none, shutting out the user postgres (the running server, already
-      // inside its cluster, does not notice; a new one would not get in).
+      // Opened again, as at a first start: the running server, already inside its cluster, does
+      // not notice a DATA_DIR made tighter meanwhile (a restore, a chmod); a new one would not get in.
       const user = postgresUser();
       makePassage(path.dirname(paths.root), user);
       makePassage(paths.root, user);
