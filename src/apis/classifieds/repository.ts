@@ -629,6 +629,11 @@ export async function deleteSubscription(client: pg.ClientBase, clientId: string
   return rows[0]?.subscription_id;
 }
 
+/** The subscription's row, locked until the transaction ends, as its removal would (as the owner role). */
+export async function lockSubscription(client: pg.ClientBase, subscriptionId: string): Promise<void> {
+  await client.query('SELECT 1 FROM caas_webhook_subscriptions WHERE subscription_id::text = $1 FOR UPDATE', [subscriptionId]);
+}
+
 export async function removeSubscription(client: pg.ClientBase, subscriptionId: string): Promise<void> {
   await client.query('DELETE FROM caas_webhook_subscriptions WHERE subscription_id = $1', [subscriptionId]);
 }

@@ -319,6 +319,11 @@ export async function deleteSubscriptionRow(client: pg.ClientBase, id: string): 
   return rows[0];
 }
 
+/** The subscription's row, locked until the transaction ends (as the owner role). */
+export async function lockSubscriptionRow(client: pg.ClientBase, id: string): Promise<void> {
+  await client.query('SELECT 1 FROM lead_webhook_subscriptions WHERE id::text = $1 FOR NO KEY UPDATE', [id]);
+}
+
 /** Turns the subscription INACTIVE. As the owner role: the tenant is named in the WHERE clause. */
 export async function deactivateSubscription(
   client: pg.ClientBase,

@@ -43,10 +43,15 @@ export interface DeliverySourceHooks {
   /** The scope that manages the source's subscriptions: the console shows and redelivers their deliveries to a token holding it. */
   scope: string;
   /**
-   * The receiver answered 410 Gone: disable the subscription. Runs first in the transaction that
-   * records the attempt (as the owner role, not under withTenant), before it cancels the
-   * subscription's pending deliveries: the subscription's row is locked before any delivery
-   * (the lock order of db/locks.ts).
+   * The receiver answered 410 Gone: lock the subscription's row (and whatever precedes it in the
+   * lock order of db/locks.ts) until the transaction ends. Runs first in the transaction that
+   * records the attempt (as the owner role, not under withTenant), before any delivery is locked.
+   */
+  lockGone?(client: pg.PoolClient, subscriptionId: string, context: GoneContext): Promise<void>;
+  /**
+   * The receiver answered 410 Gone: disable the subscription. Runs in the transaction that
+   * records the attempt (as the owner role, not under withTenant), after lockGone; the
+   * subscription's other pending deliveries are already cancelled.
    */
   onGone(client: pg.PoolClient, subscriptionId: string, context: GoneContext): Promise<void>;
   /**
@@ -328,17 +333,8 @@ async function failed(
     ]);
   if (outcome.statusCode === 410) {
     const hooks = sources[delivery.source];
-    if (hooks)
-      await hooks.onGone(client, delivery.subscription_id, {
-        environment: delivery.environment,
-        agencyId: delivery.agency_id,
-        deliveryId: id,
-      });
-    else
-      context.logger.warn(
-        { source: delivery.source, subscriptionId: delivery.subscription_id },
-        'receiver answered 410 but no delivery source hooks are registered',
-      );
+    const gone = { environment: delivery.environment, agencyId: delivery.agency_id, deliveryId: id };
+    await hooks?.lockGone?.(client, delivery.subscription_id, gone);
     // This one fails (if its attempt is still the latest), the others are cancelled: one
     // statement, which waits for their rows in id order only. Every 410 of a backlog's attempts
     // in flight comes here at once: when each first locked its own delivery, then the others',
@@ -350,6 +346,12 @@ async function failed(
          FROM locked WHERE d.id = locked.id AND d.state = 'PENDING' AND (d.id <> $3 OR d.attempts = $4)`,
       [delivery.source, delivery.subscription_id, id, attempts],
     );
+    if (hooks) await hooks.onGone(client, delivery.subscription_id, gone);
+    else
+      context.logger.warn(
+        { source: delivery.source, subscriptionId: delivery.subscription_id },
+        'receiver answered 410 but no delivery source hooks are registered',
+      );
     await recordAttempt();
     return;
   }

@@ -66,7 +66,12 @@ export async function unsubscribe(pool: pg.Pool, tenant: Tenant): Promise<void> 
   );
 }
 
-/** A subscription that is gone at the receiver's word (410) is removed, as a DELETE /webhooks would: its row first in the transaction. */
+/** A 410's transaction locks the subscription's row before any delivery (db/locks.ts). */
+export async function lockGone(client: pg.ClientBase, subscriptionId: string): Promise<void> {
+  await repository.lockSubscription(client, subscriptionId);
+}
+
+/** A subscription that is gone at the receiver's word (410) is removed, as a DELETE /webhooks would. */
 export async function removeGone(client: pg.ClientBase, subscriptionId: string): Promise<void> {
   await repository.removeSubscription(client, subscriptionId);
 }

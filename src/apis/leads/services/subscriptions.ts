@@ -45,6 +45,7 @@ import {
   insertTestNotification,
   leadIdsOfDeliveries,
   lockedSubscriptionStatuses,
+  lockSubscriptionRow,
   subscriptionsInCreationOrder,
   toSubscription,
   updateSubscriptionRow,
@@ -164,11 +165,17 @@ export async function deleteSubscription(pool: pg.Pool, tenant: Tenant, id: stri
  * explicit tenant; first in its transaction, which then cancels the pending deliveries.
  */
 async function disableGone(client: pg.ClientBase, subscriptionId: string, context: GoneContext): Promise<void> {
-  // Under the ingestion lock, as any change to a subscription (and before any row, as the lock
-  // order of db/locks.ts has it): a lead comes wholly before (its notification is cancelled with
-  // the rest) or wholly after (it sees the subscription INACTIVE), never a notification after the end.
-  await execute(client, ingestionLock(context.environment, context.agencyId));
   await deactivateSubscription(client, subscriptionId, context);
+}
+
+/**
+ * Before a 410's transaction locks any delivery: the ingestion lock, as any change to a
+ * subscription takes it (a lead comes wholly before, its notification cancelled with the rest, or
+ * wholly after, seeing the subscription INACTIVE), then the subscription's row (db/locks.ts).
+ */
+async function lockGone(client: pg.ClientBase, subscriptionId: string, context: GoneContext): Promise<void> {
+  await execute(client, ingestionLock(context.environment, context.agencyId));
+  await lockSubscriptionRow(client, subscriptionId);
 }
 
 /**
@@ -182,7 +189,7 @@ async function subscriptionStates(client: pg.ClientBase, subscriptionIds: readon
 }
 
 /** What the delivery machinery asks of the lead API about its subscriptions. */
-export const deliveryHooks: DeliverySourceHooks = { scope: SUBSCRIPTION_SCOPE, onGone: disableGone, subscriptionStates };
+export const deliveryHooks: DeliverySourceHooks = { scope: SUBSCRIPTION_SCOPE, lockGone, onGone: disableGone, subscriptionStates };
 
 // ---- test events ----
 
