@@ -4,28 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { APIS } from '../src/platform/catalogue.js';
-import type { ApiModule } from '../src/platform/module.js';
+import { heldRoute } from './fixtures/heldRoute.js';
 import { getToken, http, makeClient, type TestServer, useServer } from './helpers.js';
 
-let release: () => void = () => undefined;
-let arrived: () => void = () => undefined;
-const arrival = new Promise<void>((resolve) => (arrived = resolve));
-const held = new Promise<void>((resolve) => (release = resolve));
-
-const leads = APIS.find((api) => api.id === 'leads')!;
-const probe: ApiModule = {
-  api: leads,
-  routes: async (app) => {
-    app.get('/slow', { config: { scope: 'leads:read' } }, async () => {
-      arrived();
-      await held;
-      return { finished: true };
-    });
-  },
-};
-
-const fixture = useServer({ apis: [probe], worker: true });
+const held = heldRoute();
+const fixture = useServer({ apis: [held.module], worker: true });
 let server: TestServer;
 
 before(async () => {
@@ -40,7 +23,7 @@ describe('stop()', () => {
     const inFlight = http('GET', `${server.base}/seeker-leads/v1/slow`, {
       headers: { authorization: `Bearer ${token}`, connection: 'close' },
     });
-    await arrival;
+    await held.arrival;
 
     const stopping = server.services.stop();
     // A new request is turned away: no listener any more, or 503 while the close is under way.
@@ -50,7 +33,7 @@ describe('stop()', () => {
     );
     assert.ok(refused === 503 || refused === 'connection refused', `a new request got ${refused}`);
 
-    release();
+    held.release();
     const answer = await inFlight;
     assert.equal(answer.status, 200);
     assert.deepEqual(answer.body, { finished: true });

@@ -7,28 +7,11 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { before, describe, it } from 'node:test';
-import { APIS } from '../../src/platform/catalogue.js';
-import type { ApiModule } from '../../src/platform/module.js';
+import { heldRoute } from '../fixtures/heldRoute.js';
 import { getToken, http, makeClient, TRACEPARENT, type TestServer, useServer } from '../helpers.js';
 
-let release: () => void = () => undefined;
-let arrived: () => void = () => undefined;
-const arrival = new Promise<void>((resolve) => (arrived = resolve));
-const held = new Promise<void>((resolve) => (release = resolve));
-
-const leads = APIS.find((api) => api.id === 'leads')!;
-const probe: ApiModule = {
-  api: leads,
-  routes: async (app) => {
-    app.get('/slow', { config: { scope: 'leads:read' } }, async () => {
-      arrived();
-      await held;
-      return { finished: true };
-    });
-  },
-};
-
-const fixture = useServer({ apis: [probe] });
+const held = heldRoute();
+const fixture = useServer({ apis: [held.module] });
 let server: TestServer;
 
 before(async () => {
@@ -58,7 +41,7 @@ describe('a request arriving during shutdown', () => {
     const inFlight = http('GET', `${server.base}/seeker-leads/v1/slow`, {
       headers: { authorization: `Bearer ${token}`, connection: 'close' },
     });
-    await arrival;
+    await held.arrival;
 
     const late = await connect(server.config.port);
     // The request line and a header now, the blank line that ends the headers once shutdown has begun.
@@ -88,7 +71,7 @@ describe('a request arriving during shutdown', () => {
       instance,
     });
 
-    release();
+    held.release();
     const answer = await inFlight;
     assert.equal(answer.status, 200);
     assert.deepEqual(answer.body, { finished: true });
