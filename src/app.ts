@@ -19,11 +19,6 @@ import { RETRY_AFTER_SECONDS, insufficientStorage, serviceUnavailable, shuttingD
 import { databaseState, Outage } from './platform/db/outage.js';
 import { DiskWatch } from './platform/diskSpace.js';
 
-const REQUESTS_OUTAGE = {
-  started: 'database unavailable: requests refused until it is back',
-  ended: 'database available again: requests accepted',
-  counted: 'refused',
-};
 import { installRateLimiting } from './platform/http/rateLimit.js';
 import { installLoopGuard } from './platform/http/loopGuard.js';
 import { recordRoutes } from './platform/http/routeTable.js';
@@ -35,6 +30,12 @@ import { instrumentHttp, type Metrics } from './platform/metrics.js';
 import { operatorRoutes } from './platform/operator.js';
 import { consoleApp } from './platform/console/index.js';
 import { sampleRoutes } from './platform/samples/index.js';
+
+const REQUESTS_OUTAGE = {
+  started: 'database unavailable: requests refused until it is back',
+  ended: 'database available again: requests accepted',
+  counted: 'refused',
+};
 
 export interface AppDependencies {
   config: Config;
