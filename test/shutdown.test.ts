@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { heldRoute } from './fixtures/heldRoute.js';
-import { getToken, http, makeClient, type TestServer, useServer } from './helpers.js';
+import { type TestServer, useServer } from './helpers.js';
 
 const held = heldRoute();
 const fixture = useServer({ apis: [held.module], worker: true });
@@ -18,12 +18,7 @@ before(async () => {
 
 describe('stop()', () => {
   it('lets an in-flight request finish, refuses new connections, then stops the worker', async () => {
-    const client = await makeClient(server.pool, ['agency-1'], ['leads:*']);
-    const token = await getToken(server, client, { root: '/seeker-leads/v1', intermediary: 'agency-1' });
-    const inFlight = http('GET', `${server.base}/seeker-leads/v1/slow`, {
-      headers: { authorization: `Bearer ${token}`, connection: 'close' },
-    });
-    await held.arrival;
+    const { inFlight } = await held.hold(server);
 
     const stopping = server.services.stop();
     // A new request is turned away: no listener any more, or 503 while the close is under way.

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { before, describe, it } from 'node:test';
 import { heldRoute } from '../fixtures/heldRoute.js';
-import { getToken, http, makeClient, TRACEPARENT, type TestServer, useServer } from '../helpers.js';
+import { TRACEPARENT, type TestServer, useServer } from '../helpers.js';
 
 const held = heldRoute();
 const fixture = useServer({ apis: [held.module] });
@@ -36,12 +36,7 @@ function connect(port: number): Promise<{ socket: net.Socket; answer: Promise<st
 
 describe('a request arriving during shutdown', () => {
   it('gets the 503 problem with Retry-After and Connection: close while the one in flight finishes', async () => {
-    const client = await makeClient(server.pool, ['agency-1'], ['leads:*']);
-    const token = await getToken(server, client, { root: '/seeker-leads/v1', intermediary: 'agency-1' });
-    const inFlight = http('GET', `${server.base}/seeker-leads/v1/slow`, {
-      headers: { authorization: `Bearer ${token}`, connection: 'close' },
-    });
-    await held.arrival;
+    const { inFlight, token } = await held.hold(server);
 
     const late = await connect(server.config.port);
     // The request line and a header now, the blank line that ends the headers once shutdown has begun.
