@@ -6,6 +6,9 @@
 import type { ApiDocs } from '../../platform/http/openapiDocs.js';
 import { MAX_PAGE_SIZE } from './model/pages.js';
 
+/** The real document lists a 404 for the creating operations too; immogate has nothing to find there. */
+const NO_NOT_FOUND = 'Listed by the real document; immogate does not answer this operation with 404.';
+
 export const classifiedDocs: ApiDocs = {
   description:
     'Agencies send their classifieds (property advertisements, with their media) here as soon as they change. A write is ' +
@@ -39,7 +42,10 @@ export const classifiedDocs: ApiDocs = {
         'body lists (`requested`) and the others. `valid` is true when a POST would be acknowledged and accepted on every ' +
         'portal it asks for. The console’s Try a payload calls it. At most 60 a minute per client and environment by default ' +
         '(VALIDATIONS_PER_MINUTE of the server), the console’s calls included; beyond, 429 with Retry-After.',
-      responses: { '200': 'The report: errors, and each portal with the rules it would refuse the classified for.' },
+      responses: {
+        '200': 'The report: errors, and each portal with the rules it would refuse the classified for.',
+        '404': NO_NOT_FOUND,
+      },
     },
     sendWebhookTestEvent: {
       tags: ['Webhooks'],
@@ -59,7 +65,7 @@ export const classifiedDocs: ApiDocs = {
         'contact details given both in `data.contact` and under `specific`. A refusal names every failing field. An accepted ' +
         'body is answered 202 with the new classifiedId, the link to its statuses and an ETag; the media are downloaded and ' +
         'the portals decide afterwards.',
-      responses: { '202': 'Acknowledged: stored and queued for processing.' },
+      responses: { '202': 'Acknowledged: stored and queued for processing.', '404': NO_NOT_FOUND },
     },
     getClassifieds: {
       tags: ['Classifieds'],
@@ -114,13 +120,25 @@ export const classifiedDocs: ApiDocs = {
         'and UPDATED include their `_WITH_MEDIA_ERROR` forms). It replaces an earlier subscription of the same client; ' +
         'statuses not delivered yet follow it to the new URL and key. Give a `secret` to verify the signatures: without one, ' +
         'immogate signs with a key of its own. The callback documents the request and how to verify it.',
-      responses: { '200': 'Subscribed.' },
+      responses: { '200': 'Subscribed.', '404': NO_NOT_FOUND },
     },
     deleteSubscriptionToWebhook: {
       tags: ['Webhooks'],
       summary: 'Unsubscribe from status webhooks',
       description: "Ends the calling client's subscription; 404 when it has none.",
-      responses: { '200': 'Unsubscribed.' },
+      responses: { '200': 'Unsubscribed.', '404': 'This client has no subscription.' },
     },
+  },
+  // The error answers of the real document, which the facts document keeps without their prose.
+  answers: {
+    '400':
+      'Refused: the body, a parameter, a header (User-Agent) or the content type fails validation, each error named in ' +
+      '`errors` and `errorSource` saying where; or the problem says which other rule the request breaks.',
+    '401': 'No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`).',
+    '403': 'The token lacks the scope of the operation.',
+    '404': "Not found for the agency of the token: unknown, deleted, another agency's or the other environment's.",
+    '412': '`If-Match` names a revision other than the current one: nothing changed.',
+    '500': "A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it.",
+    default: 'Any other error, as a problem.',
   },
 };

@@ -27,6 +27,11 @@ export interface ApiDocs {
   /** Every scope of the API (the catalogue's list) with what it grants. */
   scopes: Readonly<Record<string, string>>;
   operations: Readonly<Record<string, OperationDocs>>;
+  /**
+   * Descriptions of the answers many operations share (the errors), by status, for an answer whose
+   * operation describes it not: OpenAPI requires a description on every answer.
+   */
+  answers?: Readonly<Record<string, string>>;
 }
 
 type Node = Record<string, unknown>;
@@ -151,7 +156,8 @@ function operationsOf(document: Node): Map<string, Node> {
 /**
  * Puts the prose of `docs` onto the operations of `document`, by operationId: tags, summary, the
  * description followed by the scope (read from the operation's `scopeKey` extension) and the
- * User-Agent rule, the descriptions of answers, and the callbacks. Every operation must be
+ * User-Agent rule, the descriptions of answers (the operation's, else the API's shared ones: an
+ * answer left undescribed throws, as OpenAPI requires one), and the callbacks. Every operation must be
  * documented and every documented operation must exist: the two lists cannot drift apart.
  * Nothing already written is replaced (Fastify's placeholder "Default Response" aside).
  */
@@ -181,6 +187,12 @@ export function describeOperations(document: Node, api: ApiDescriptor, docs: Api
         throw new Error(`OpenAPI: ${api.id} operation ${id} answer ${status} is described already`);
       }
       response.description = description;
+    }
+    for (const [status, response] of Object.entries(responses)) {
+      if (!isNode(response) || typeof response.$ref === 'string' || response.description !== undefined) continue;
+      const shared = docs.answers?.[status];
+      if (shared === undefined) throw new Error(`OpenAPI: ${api.id} operation ${id} answer ${status} has no description`);
+      response.description = shared;
     }
     if (described.callbacks) operation.callbacks = structuredClone(described.callbacks);
   }

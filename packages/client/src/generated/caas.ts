@@ -1798,6 +1798,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
+            /** @description No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1807,6 +1808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The token lacks the scope of the operation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1816,6 +1818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessScopeForbiddenError"];
                 };
             };
+            /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */
             500: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -1826,6 +1829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
                 };
             };
+            /** @description Any other error, as a problem. */
             default: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -1873,6 +1877,7 @@ export interface operations {
                     };
                 };
             };
+            /** @description Refused: the body, a parameter, a header (User-Agent) or the content type fails validation, each error named in `errors` and `errorSource` saying where; or the problem says which other rule the request breaks. */
             400: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -1883,6 +1888,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ParsingErrorResponse"] | components["schemas"]["BadRequestErrorResponse"] | components["schemas"]["ClassifiedAlreadyExistsError"] | components["schemas"]["ContactsCollidingError"];
                 };
             };
+            /** @description No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1892,6 +1898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The token lacks the scope of the operation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1901,6 +1908,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessScopeForbiddenError"];
                 };
             };
+            /** @description Listed by the real document; immogate does not answer this operation with 404. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1920,6 +1928,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */
             500: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -1930,6 +1939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
                 };
             };
+            /** @description Any other error, as a problem. */
             default: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -1992,6 +2002,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
+            /** @description No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2001,6 +2012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The token lacks the scope of the operation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2010,6 +2022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessScopeForbiddenError"];
                 };
             };
+            /** @description Not found for the agency of the token: unknown, deleted, another agency's or the other environment's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2019,6 +2032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessForbiddenError"] | components["schemas"]["RessourceNotFoundError"];
                 };
             };
+            /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */
             500: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2029,6 +2043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
                 };
             };
+            /** @description Any other error, as a problem. */
             default: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2079,6 +2094,7 @@ export interface operations {
                     };
                 };
             };
+            /** @description Refused: the body, a parameter, a header (User-Agent) or the content type fails validation, each error named in `errors` and `errorSource` saying where; or the problem says which other rule the request breaks. */
             400: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2089,6 +2105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ParsingErrorResponse"] | components["schemas"]["BadRequestErrorResponse"] | components["schemas"]["ClassifiedAlreadyExistsError"] | components["schemas"]["ContactsCollidingError"];
                 };
             };
+            /** @description No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2098,6 +2115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The token lacks the scope of the operation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2107,6 +2125,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessScopeForbiddenError"];
                 };
             };
+            /** @description Not found for the agency of the token: unknown, deleted, another agency's or the other environment's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2116,6 +2135,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessForbiddenError"] | components["schemas"]["RessourceNotFoundError"];
                 };
             };
+            /** @description `If-Match` names a revision other than the current one: nothing changed. */
             412: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2136,6 +2156,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */
             500: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2146,6 +2167,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
                 };
             };
+            /** @description Any other error, as a problem. */
             default: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2191,6 +2213,7 @@ export interface operations {
                     };
                 };
             };
+            /** @description Refused: the body, a parameter, a header (User-Agent) or the content type fails validation, each error named in `errors` and `errorSource` saying where; or the problem says which other rule the request breaks. */
             400: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2201,6 +2224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ParsingErrorResponse"] | components["schemas"]["BadRequestErrorResponse"] | components["schemas"]["ClassifiedAlreadyExistsError"];
                 };
             };
+            /** @description No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2210,6 +2234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The token lacks the scope of the operation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2219,6 +2244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessScopeForbiddenError"];
                 };
             };
+            /** @description Not found for the agency of the token: unknown, deleted, another agency's or the other environment's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2228,6 +2254,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessForbiddenError"] | components["schemas"]["RessourceNotFoundError"];
                 };
             };
+            /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */
             500: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2238,6 +2265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
                 };
             };
+            /** @description Any other error, as a problem. */
             default: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2290,6 +2318,7 @@ export interface operations {
                     };
                 };
             };
+            /** @description Refused: the body, a parameter, a header (User-Agent) or the content type fails validation, each error named in `errors` and `errorSource` saying where; or the problem says which other rule the request breaks. */
             400: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2300,6 +2329,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ParsingErrorResponse"] | components["schemas"]["BadRequestErrorResponse"];
                 };
             };
+            /** @description No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2309,6 +2339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The token lacks the scope of the operation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2318,6 +2349,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessScopeForbiddenError"];
                 };
             };
+            /** @description Not found for the agency of the token: unknown, deleted, another agency's or the other environment's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2327,6 +2359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessForbiddenError"] | components["schemas"]["RessourceNotFoundError"];
                 };
             };
+            /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */
             500: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2337,6 +2370,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
                 };
             };
+            /** @description Any other error, as a problem. */
             default: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2376,6 +2410,7 @@ export interface operations {
                     "application/json": string;
                 };
             };
+            /** @description Refused: the body, a parameter, a header (User-Agent) or the content type fails validation, each error named in `errors` and `errorSource` saying where; or the problem says which other rule the request breaks. */
             400: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2386,6 +2421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ParsingErrorResponse"] | components["schemas"]["BadRequestErrorResponse"];
                 };
             };
+            /** @description No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2395,6 +2431,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The token lacks the scope of the operation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2404,6 +2441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessScopeForbiddenError"];
                 };
             };
+            /** @description Listed by the real document; immogate does not answer this operation with 404. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2423,6 +2461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */
             500: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2433,6 +2472,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
                 };
             };
+            /** @description Any other error, as a problem. */
             default: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2468,6 +2508,7 @@ export interface operations {
                     "application/json": string;
                 };
             };
+            /** @description Refused: the body, a parameter, a header (User-Agent) or the content type fails validation, each error named in `errors` and `errorSource` saying where; or the problem says which other rule the request breaks. */
             400: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2478,6 +2519,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ParsingErrorResponse"] | components["schemas"]["BadRequestErrorResponse"];
                 };
             };
+            /** @description No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2497,6 +2539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessScopeForbiddenError"];
                 };
             };
+            /** @description This client has no subscription. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2506,6 +2549,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessForbiddenError"] | components["schemas"]["RessourceNotFoundError"];
                 };
             };
+            /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */
             500: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2516,6 +2560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
                 };
             };
+            /** @description Any other error, as a problem. */
             default: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2578,6 +2623,7 @@ export interface operations {
                     };
                 };
             };
+            /** @description Refused: the body, a parameter, a header (User-Agent) or the content type fails validation, each error named in `errors` and `errorSource` saying where; or the problem says which other rule the request breaks. */
             400: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2588,6 +2634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ParsingErrorResponse"] | components["schemas"]["BadRequestErrorResponse"] | components["schemas"]["ClassifiedAlreadyExistsError"] | components["schemas"]["ContactsCollidingError"];
                 };
             };
+            /** @description No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2597,6 +2644,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The token lacks the scope of the operation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2606,6 +2654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessScopeForbiddenError"];
                 };
             };
+            /** @description Listed by the real document; immogate does not answer this operation with 404. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2625,6 +2674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */
             500: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2635,6 +2685,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
                 };
             };
+            /** @description Any other error, as a problem. */
             default: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2714,6 +2765,7 @@ export interface operations {
                     };
                 };
             };
+            /** @description Refused: the body, a parameter, a header (User-Agent) or the content type fails validation, each error named in `errors` and `errorSource` saying where; or the problem says which other rule the request breaks. */
             400: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2724,6 +2776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ParsingErrorResponse"] | components["schemas"]["BadRequestErrorResponse"];
                 };
             };
+            /** @description No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2733,6 +2786,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The token lacks the scope of the operation. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2762,6 +2816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */
             500: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
@@ -2772,6 +2827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
                 };
             };
+            /** @description Any other error, as a problem. */
             default: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
