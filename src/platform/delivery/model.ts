@@ -7,7 +7,8 @@ import { nullable, stringEnum } from '../http/schemas.js';
 import { DELIVERY_STATES } from './views.js';
 
 const dateTime = Type.String({ format: 'date-time' });
-const headers = Type.Record(Type.String(), Type.String());
+// Any names, each a string: as additionalProperties, not a Record's patternProperties, which OpenAPI 3.0 has not.
+const headers = Type.Object({}, { additionalProperties: Type.String() });
 
 export const DeliverySummary = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Also the webhook-id header the receiver sees' }),
