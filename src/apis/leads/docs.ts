@@ -29,6 +29,8 @@ const newLead = {
         },
         ...signatureHeaderParameters(),
       ],
+      // The document's schemes (a token of the token service) are not how a notification authenticates: X-Api-Key above is.
+      security: [],
       requestBody: { required: true, content: { 'application/json': { schema: JSON.parse(JSON.stringify(Lead)) } } },
       responses: {
         '2XX': { description: answers.success },

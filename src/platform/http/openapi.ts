@@ -116,9 +116,13 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string, mo
         const base = schema ?? {};
         if (!keep) return { schema: { ...base, hide: true }, url };
         const scope = route.config?.scope;
+        // A public route (health) says it needs no token, rather than leave a reader to infer it.
+        const security: Record<string, string[]>[] | undefined =
+          scope !== undefined ? [{ [OAUTH_SCHEME]: [scope] }, { [BEARER_SCHEME]: [] }] : route.config?.public === true ? [] : undefined;
         const documented = {
           ...base,
-          ...(scope === undefined ? {} : { security: [{ [OAUTH_SCHEME]: [scope] }, { [BEARER_SCHEME]: [] }], [SCOPE_KEY]: scope }),
+          ...(security === undefined ? {} : { security }),
+          ...(scope === undefined ? {} : { [SCOPE_KEY]: scope }),
           response: {
             ...(isRecord(base.response) ? base.response : {}),
             '4XX': { description: 'A problem (RFC 7807)', content: { 'application/problem+json': { schema: PROBLEM_SCHEMA } } },
