@@ -27,6 +27,7 @@ import { busyArrays, fairPick, type FairQueue } from '../work/fairClaim.js';
 import { WORK_CHANNEL } from '../work/listener.js';
 import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../work/stream.js';
 import { WEBHOOKS_STREAM } from './deliveries.js';
+import type { DeliveryEvent } from './views.js';
 import { addressPolicy, OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
 import { parseRetryAfter, retryDelaySeconds } from './retry.js';
 import { signatureHeaders } from './signing.js';
@@ -54,6 +55,11 @@ export interface DeliverySourceHooks {
    * subscription's other pending deliveries are already cancelled.
    */
   onGone(client: pg.PoolClient, subscriptionId: string, context: GoneContext): Promise<void>;
+  /**
+   * What one of the source's deliveries carries, read from its payload (the status and its
+   * classified, the lead), so the delivery lists tell their rows apart; null when it cannot tell.
+   */
+  eventOf?(payload: unknown): DeliveryEvent | null;
   /**
    * Asked before an operator's redelivery: the state of each subscription named; one missing
    * from the map was deleted. Runs in the redelivery's transaction (as the owner role), and must
