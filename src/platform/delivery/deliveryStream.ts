@@ -27,7 +27,6 @@ import { busyArrays, fairPick, type FairQueue } from '../work/fairClaim.js';
 import { WORK_CHANNEL } from '../work/listener.js';
 import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../work/stream.js';
 import { WEBHOOKS_STREAM } from './deliveries.js';
-import type { DeliveryEvent } from './views.js';
 import { addressPolicy, OutboundError, sharedOutbound, type Outbound, type OutboundPolicy } from './outbound.js';
 import { parseRetryAfter, retryDelaySeconds } from './retry.js';
 import { signatureHeaders } from './signing.js';
@@ -37,6 +36,15 @@ export interface GoneContext {
   environment: Environment;
   agencyId: string;
   deliveryId: string;
+}
+
+/** What a delivery carries, so a list tells its rows apart: the event's name and what it is about. */
+export interface DeliveryEvent {
+  /** e.g. the status sent (CREATED), or the kind of notification (lead). */
+  name: string;
+  /** e.g. classified, lead. */
+  subjectType: string;
+  subjectId: string;
 }
 
 /** What an API owning subscriptions provides to the delivery worker and the delivery views. */

@@ -8,7 +8,9 @@ import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
 import { decodeToken, encodeToken } from '../http/cursors.js';
 import type { DeliveryState } from './deliveries.js';
-import type { DeliverySources } from './deliveryStream.js';
+import type { DeliveryEvent, DeliverySources } from './deliveryStream.js';
+
+export type { DeliveryEvent } from './deliveryStream.js';
 
 export const DELIVERY_STATES: readonly DeliveryState[] = ['PENDING', 'DELIVERED', 'FAILED', 'CANCELLED'];
 
@@ -41,15 +43,6 @@ export interface DeliverySummary {
   /** Why the latest attempt failed (a refused connection, a timeout, an HTTP status), or null. */
   lastError: string | null;
   event: DeliveryEvent | null;
-}
-
-/** What a delivery carries, so a list tells its rows apart: the event's name and what it is about. */
-export interface DeliveryEvent {
-  /** e.g. the status sent (CREATED), or the kind of notification (lead). */
-  name: string;
-  /** e.g. classified, lead. */
-  subjectType: string;
-  subjectId: string;
 }
 
 /**
