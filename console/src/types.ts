@@ -194,6 +194,9 @@ export interface LeadPage {
   items: Lead[];
 }
 
+/** The console's page of leads, newest first: nextCursor is the leadId to continue after. */
+export type RecentLeads = CursorPage<Lead>;
+
 export interface LeadSubscription {
   subscriptionId: string;
   url: string;
@@ -213,8 +216,16 @@ export type DeliverySource = 'caas' | 'leads';
 export const DELIVERY_STATES = ['PENDING', 'DELIVERED', 'FAILED', 'CANCELLED'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
+/** What a delivery carries: the status sent and its classified, or the lead. */
+export interface DeliveryEvent {
+  name: string;
+  subjectType: string;
+  subjectId: string;
+}
+
 export interface DeliverySummary {
   id: string;
+  source: DeliverySource;
   subscriptionId: string;
   url: string;
   state: DeliveryState;
@@ -224,6 +235,9 @@ export interface DeliverySummary {
   deliveredAt: string | null;
   nextAttemptAt: string | null;
   lastStatusCode: number | null;
+  /** Why the latest attempt failed: what the list shows when there is no status code (a refused connection). */
+  lastError: string | null;
+  event: DeliveryEvent | null;
 }
 
 export interface Attempt {
@@ -246,7 +260,6 @@ export interface Delivery extends DeliverySummary {
 export interface Owner {
   agency: string;
   environment: Environment;
-  source: DeliverySource;
 }
 
 /** A redelivery's answer: the contract's words for one delivery, or the /admin route's lists. */

@@ -44,7 +44,7 @@ export async function operatorRoutes(app: ApiApp, { config, pool, logger, module
   const sources = deliverySourcesOf(modules);
   const streams = [...modules.flatMap((module) => module.streams ?? []), deliveryStream({ sources })];
   await clientAdminRoutes(app, { pool });
-  await adminDeliveryRoutes(app, { pool });
+  await adminDeliveryRoutes(app, { pool, sources });
   await redeliveryAdminRoutes(app, { pool, sources, perMinute: config.rateLimits.redeliveriesPerMinute });
   app.get('/pipeline', { schema: { response: { 200: Pipeline } } }, async () => ({
     streams: await Promise.all(streams.map(async (stream) => ({ name: stream.name, ...(await stream.depth(pool)) }))),

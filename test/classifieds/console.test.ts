@@ -259,7 +259,11 @@ describe('POST /classifieds/validate', () => {
 
 describe('the status webhook through the console', () => {
   it('shows the subscription, sends a signed test event, and shows its delivery with each attempt; Redeliver sends it again', async () => {
-    assertProblem(await session.request('GET', '/caas/webhook'), 404, 'Not found', 'This client has no webhook subscription here');
+    // None set is an answer the page asks for on every view: 200 null, not a 404 in the browser's console.
+    const none = await session.request('GET', '/caas/webhook');
+    assert.equal(none.status, 200, none.text);
+    assert.equal(none.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(none.text, 'null');
     const put = await session.request('PUT', '/caas/webhooks', { body: { url: `${receiver.base}/crm`, secret: SECRET } });
     assert.equal(put.status, 200, put.text);
     const view = await session.request('GET', '/caas/webhook');
@@ -322,6 +326,17 @@ describe('the status webhook through the console', () => {
     assert.equal(list.status, 200, list.text);
     assert.equal((list.body as { items: Body[] }).items[0]?.id, test.id);
     assert.equal((list.body as { items: Body[] }).items[0]?.lastStatusCode, 201);
+    assert.equal((list.body as { items: Body[] }).items[0]?.lastError, null);
+    assert.deepEqual((list.body as { items: Body[] }).items[0]?.event, {
+      name: 'CREATED',
+      subjectType: 'classified',
+      subjectId: path.split('/')[3],
+    });
+    assert.deepEqual(test.event, (list.body as { items: Body[] }).items[0]?.event);
+    // The console's list of every webhook has it too: this client holds no lead scope, so only the status webhook's.
+    const all = await session.request('GET', '/deliveries?limit=5');
+    assert.equal(all.status, 200, all.text);
+    assert.deepEqual(all.body, list.body);
 
     const again = await session.request('POST', `/caas/deliveries/${test.id}/redeliveries`);
     assert.equal(again.status, 200, again.text);

@@ -59,13 +59,22 @@ async function text(locator: Locator): Promise<string> {
 
 /**
  * The page's uncaught exceptions: its console also logs the refusals the pages handle (the 401 of
- * the session read before signing in, the 404 of a status webhook not set), which are not errors.
+ * the session read before signing in, of a wrong secret), which are not errors.
  */
 function uncaught(errors: string[]): string[] {
   return errors.filter((error) => error.startsWith('uncaught'));
 }
 
 /** Whether the page is no wider than its viewport (nothing to scroll sideways but the tables' own regions). */
+/** A loopback port nothing listens on: a server's, closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 async function fitsWidth(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 }
@@ -197,6 +206,9 @@ describe('the console in a real browser', { skip: BROWSER_MISSING }, () => {
     assert.equal(subscribed.status, 201, subscribed.text);
     const lead = await api('POST', '/seeker-leads/v1', '/leads', leadRequest({ firstName: 'Clara', message: 'Can I visit on Saturday?' }));
     assert.equal(lead.status, 200, lead.text);
+    const now = Math.floor(Date.now() / 1000);
+    const found = await api('GET', '/seeker-leads/v1', `/leads?minDate=${now - 3600}&maxDate=${now + 60}`);
+    const leadId = (found.body as { items: { metadata: { leadId: string } }[] }).items.at(-1)?.metadata.leadId;
     await waitFor(
       'the first attempt',
       async () => receiver.requestsTo('/leads').length,
@@ -207,8 +219,10 @@ describe('the console in a real browser', { skip: BROWSER_MISSING }, () => {
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     const subscriptions = page.getByRole('table', { name: 'Lead subscriptions' });
     await subscriptions.locator('tbody th').filter({ hasText: url }).waitFor();
-    await page.getByLabel('Webhook', { exact: true }).selectOption('leads');
-    await page.getByRole('search', { name: 'Filter the deliveries' }).getByRole('button', { name: 'Filter' }).click();
+    // Every webhook's deliveries at first: a lead-only integrator finds theirs without touching the filter.
+    const source = page.getByLabel('Webhook', { exact: true });
+    assert.equal(await source.inputValue(), '');
+    assert.equal(await text(source.locator('option:checked')), 'All webhooks');
     const deliveries = page.getByRole('table', { name: 'Deliveries, newest first' });
     await deliveries.getByText(url).waitFor();
     await waitFor(
@@ -217,17 +231,18 @@ describe('the console in a real browser', { skip: BROWSER_MISSING }, () => {
         await page.getByRole('button', { name: 'Refresh' }).last().click();
         return rowsOf(deliveries);
       },
-      (rows) => rows[0]?.[3] === '503',
+      (rows) => rows[0]?.[4] === '503',
       40,
       250,
     );
     const [listed] = await rowsOf(deliveries);
-    assert.deepEqual(listed?.slice(1, 5), ['PENDING', '1', '503', url]);
+    // The row says what it carries: the lead, by id.
+    assert.deepEqual(listed?.slice(1, 6), [`lead ${leadId}`, 'PENDING', '1', '503', url]);
     await shot(page, 'webhooks');
 
     await deliveries.getByRole('link').first().click();
     await page.getByRole('heading', { level: 1, name: 'Delivery of a lead notification' }).waitFor();
-    const attempts = page.getByRole('list', { name: 'Attempts, oldest first' });
+    const attempts = page.getByRole('list', { name: 'Attempts, newest first' });
     const first = attempts.getByRole('article', { name: /^Attempt 1/ });
     await first.waitFor();
     assert.match(
@@ -257,7 +272,107 @@ describe('the console in a real browser', { skip: BROWSER_MISSING }, () => {
     const sent = Object.fromEntries((await rowsOf(second.getByRole('table'))).map(([name, value]) => [name, value]));
     assert.equal(sent['webhook-id'], two?.headers['webhook-id']);
     assert.equal(sent['webhook-signature'], two?.headers['webhook-signature']);
+    assert.deepEqual(
+      (await attempts.locator('h3').allInnerTexts()).map((head) => head.split(/\s+/).slice(0, 2).join(' ')),
+      ['Attempt 2', 'Attempt 1'],
+    );
     await shot(page, 'delivery', { fullPage: true });
+  });
+
+  it('marks test events, shows why a delivery got no status, and lists leads, subscriptions and deliveries newest first', async () => {
+    const page = integrator;
+    const refusing = `http://127.0.0.1:${await closedPort()}/gone`;
+    const subscribed = await api('POST', '/seeker-leads/v1', '/webhook/subscriptions', {
+      url: refusing,
+      apiKey: 'console-test-api-key-9876543210',
+    });
+    assert.equal(subscribed.status, 201, subscribed.text);
+    const later = await api('POST', '/seeker-leads/v1', '/leads', leadRequest({ firstName: 'Dora', message: 'Is there a garage?' }));
+    assert.equal(later.status, 200, later.text);
+
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Leads' }).click();
+    const leads = page.getByRole('table', { name: 'Leads, newest first' });
+    await leads.waitFor();
+    assert.deepEqual(
+      (await rowsOf(leads)).map((row) => row[1]?.split(' ')[0]),
+      ['Dora', 'Clara'],
+    );
+
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click();
+    const subscriptions = page.getByRole('table', { name: 'Lead subscriptions, newest first' });
+    await subscriptions.locator('tbody th').filter({ hasText: refusing }).waitFor();
+    assert.deepEqual(
+      (await rowsOf(subscriptions)).map((row) => row[0]?.split(' ')[0]),
+      [refusing, `${receiver.base}/leads`],
+    );
+    await page.getByRole('button', { name: `Send test event to ${refusing}` }).click();
+    await page.getByText('A signed sample lead was queued').waitFor();
+
+    const deliveries = page.getByRole('table', { name: 'Deliveries, newest first' });
+    const rows = await waitFor(
+      'the refused attempt to be listed',
+      async () => {
+        await page.getByRole('button', { name: 'Refresh' }).last().click();
+        await page.waitForLoadState('networkidle');
+        return rowsOf(deliveries);
+      },
+      (listed) => listed[0]?.[4]?.startsWith('connection refused') === true,
+      40,
+      250,
+    );
+    const [test, dora, doraToo, clara] = rows;
+    // Newest first: the test event, then Dora's lead (to both subscriptions), then Clara's.
+    assert.match(test?.[1] ?? '', /^TEST lead [0-9a-f-]{36}$/);
+    assert.deepEqual(test?.slice(2, 6), ['PENDING', '1', `connection refused by ${new URL(refusing).host}`, refusing]);
+    assert.match(dora?.[1] ?? '', /^lead [0-9a-f-]{36}$/);
+    assert.equal(doraToo?.[1], dora?.[1]);
+    assert.notEqual(clara?.[1], dora?.[1]);
+    assert.match(clara?.[1] ?? '', /^lead /);
+    await shot(page, 'webhooks');
+  });
+
+  it('loads every page with no failed request and nothing in the browser console', async () => {
+    const { page } = await chromium.newPage(READER);
+    const failed: string[] = [];
+    const logged: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() >= 400) failed.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') logged.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => logged.push(`uncaught: ${error.message}`));
+    await page.goto(`${base}/console/`);
+    // The sign-in page's read of the session (a 401 before signing in) is not one of the pages checked.
+    await page.getByRole('heading', { name: 'Integrator sign-in' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    failed.length = 0;
+    logged.length = 0;
+    await page.getByLabel('Client ID', { exact: true }).fill(fixture.client.clientId);
+    await page.getByLabel('Client secret', { exact: true }).fill(fixture.client.secret);
+    await page.getByLabel('Agency', { exact: true }).fill(AGENCY);
+    await page.getByLabel('Environment', { exact: true }).selectOption('sandbox');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Classifieds' }).waitFor();
+    const pages: [string, string][] = [
+      ['classifieds', 'Classifieds'],
+      ['listings', 'Listings'],
+      ['leads', 'Leads'],
+      ['webhooks', 'Webhooks'],
+      ['validate', 'Try a payload'],
+      ['tokens', 'Tokens'],
+    ];
+    for (const [path, heading] of pages) {
+      await page.goto(`${base}/console/${path}`);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      await page.waitForLoadState('networkidle');
+      assert.deepEqual({ page: path, failed, logged }, { page: path, failed: [], logged: [] });
+    }
+    // No status webhook is set: the page says so, from a 200.
+    await page.goto(`${base}/console/webhooks`);
+    await page.getByText('No status webhook is set: statuses are only polled.').waitFor();
+    await page.waitForLoadState('networkidle');
+    assert.deepEqual({ failed, logged }, { failed: [], logged: [] });
   });
 
   it('validates a broken payload without writing it and names the rule each portal would break', async () => {
@@ -323,8 +438,10 @@ describe('the console in a real browser', { skip: BROWSER_MISSING }, () => {
     const [clientId, secret] = facts;
     assert.match(clientId ?? '', /^\S+$/);
     assert.deepEqual(facts.slice(2), ['agency-new, agency-other', 'sandbox, production']);
-    const table = page.getByRole('table', { name: 'Clients' });
+    const table = page.getByRole('table', { name: 'Clients, newest first' });
     await table.getByText(clientId ?? '').waitFor();
+    // Newest first: the client just made heads the list.
+    assert.equal((await rowsOf(table))[0]?.[0]?.includes('Console CRM'), true);
     await shot(page, 'clients');
 
     const token = await http('POST', `${base}/oauth/token`, {

@@ -10,6 +10,8 @@ import { Webhook } from 'standardwebhooks';
 import { ConsoleSession } from '../fixtures/console.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { Receiver } from '../fixtures/receiver.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { assertProblem, useServer, waitFor } from '../helpers.js';
 
 type Body = Record<string, any>;
@@ -17,11 +19,12 @@ type Body = Record<string, any>;
 const ADMIN_TOKEN = 'operator-token-leads-console-0123';
 const API_KEY = 'lead-api-key-0123456789abcdef';
 const LONG_ANSWER = 'x'.repeat(5000);
+const VALIDATION = 'Your request has not been validated';
 
 const fixture = useServer({
   worker: true,
   env: { ADMIN_TOKEN, ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.1' },
-  client: { intermediaries: ['agency-1', 'agency-2'], scopes: ['leads:*'] },
+  client: { intermediaries: ['agency-1', 'agency-2', 'agency-3'], scopes: ['leads:*'] },
 });
 
 let receiver: Receiver;
@@ -77,9 +80,12 @@ describe('lead deliveries in the console', () => {
       deliveredAt: summary?.deliveredAt,
       nextAttemptAt: null,
       lastStatusCode: 200,
+      lastError: null,
+      event: { name: 'lead', subjectType: 'lead', subjectId: summary?.event?.subjectId },
     });
 
     const found = await delivery(String(summary?.id));
+    assert.equal(summary?.event?.subjectId, JSON.parse(found.request.body).metadata.leadId);
     const [failed, delivered] = found.attemptList as Body[];
     assert.equal(failed?.statusCode, 503);
     assert.equal(failed?.error, 'receiver answered HTTP 503');
@@ -160,5 +166,152 @@ describe('lead deliveries in the console', () => {
     const one = await operator.request('GET', `/admin/deliveries/${body.items[0]?.id}`);
     assert.equal(one.status, 200, one.text);
     assert.equal((one.body as Body).attemptList.length > 0, true);
+  });
+});
+
+/** A loopback port nothing listens on: a server's, closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('the console’s own lists of the lead API, newest first', () => {
+  let other: ConsoleSession;
+  let refusing: string;
+  let port: number;
+  const leadIds: string[] = [];
+
+  before(async () => {
+    other = await ConsoleSession.asClient(fixture.server.base, fixture.client, 'agency-3');
+    port = await closedPort();
+    const created = await other.request('POST', '/leads/webhook/subscriptions', {
+      body: { url: `http://127.0.0.1:${port}/crm`, apiKey: API_KEY },
+    });
+    assert.equal(created.status, 201, created.text);
+    refusing = (created.body as { subscriptionId: string }).subscriptionId;
+  });
+
+  it('GET /console/api/leads/recent-subscriptions: the subscriptions newest first, in the API’s page shape', async () => {
+    const inactive = await other.request('POST', '/leads/webhook/subscriptions', {
+      body: { url: receiver.script('/crm/off'), apiKey: API_KEY, status: 'INACTIVE' },
+    });
+    assert.equal(inactive.status, 201, inactive.text);
+    const api = await other.request('GET', '/leads/webhook/subscriptions');
+    const listed = await other.request('GET', '/leads/recent-subscriptions');
+    assert.equal(listed.status, 200, listed.text);
+    const items = (api.body as { items: Body[] }).items;
+    assert.deepEqual(
+      items.map((item) => item.subscriptionId),
+      [refusing, (inactive.body as Body).subscriptionId],
+    );
+    assert.deepEqual(listed.body, { metadata: { count: 2, limit: 100 }, items: [...items].reverse() });
+
+    const first = await other.request('GET', '/leads/recent-subscriptions?limit=1');
+    const { nextToken } = (first.body as { metadata: { nextToken: string } }).metadata;
+    const second = await other.request('GET', `/leads/recent-subscriptions?limit=1&nextToken=${nextToken}`);
+    assert.deepEqual(second.body, { metadata: { count: 1, limit: 1 }, items: [items[0]] });
+  });
+
+  it('GET /console/api/leads/recent-leads: the period’s leads newest first, continued by nextCursor', async () => {
+    for (const firstName of ['Ines', 'Jonas']) {
+      const made = await other.request('POST', '/leads/leads', { body: leadRequest({ firstName }) });
+      assert.equal(made.status, 200, made.text);
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const period = `minDate=${now - 3600}&maxDate=${now + 60}`;
+    const api = await other.request('GET', `/leads/leads?${period}`);
+    const oldestFirst = (api.body as { items: Body[] }).items;
+    assert.deepEqual(
+      oldestFirst.map((lead) => lead.contactRequest.firstName),
+      ['Ines', 'Jonas'],
+    );
+    leadIds.push(...oldestFirst.map((lead) => String(lead.metadata.leadId)));
+
+    const listed = await other.request('GET', `/leads/recent-leads?${period}`);
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(listed.body, { items: [...oldestFirst].reverse() });
+    const first = await other.request('GET', `/leads/recent-leads?${period}&limit=1`);
+    assert.deepEqual(first.body, { items: [oldestFirst[1]], nextCursor: leadIds[1] });
+    const next = await other.request('GET', `/leads/recent-leads?${period}&limit=1&start=${leadIds[1]}`);
+    assert.deepEqual(next.body, { items: [oldestFirst[0]] });
+
+    const reason = 'must be at most 7 days (604800 seconds) apart from the other bound.';
+    assertProblem(
+      await other.request('GET', `/leads/recent-leads?minDate=${now - 8 * 86400}&maxDate=${now}`),
+      400,
+      'Bad request',
+      VALIDATION,
+      {
+        errors: [
+          { name: 'minDate', reason },
+          { name: 'maxDate', reason },
+        ],
+        errorSource: 'requestParameter',
+      },
+    );
+  });
+
+  it('GET /console/api/deliveries: every webhook’s deliveries newest first, each naming its event, the test marked, a refused connection’s reason', async () => {
+    const test = await other.request('POST', `/leads/webhook/subscriptions/${refusing}/test-events`);
+    assert.equal(test.status, 202, test.text);
+    const testLead = JSON.parse((test.body as Body).request.body).metadata.leadId;
+    const listed = await waitFor(
+      'the three deliveries to fail',
+      () => other.request('GET', '/deliveries'),
+      (result) => (result.body as { items: Body[] }).items.filter((item) => item.state === 'FAILED').length === 3,
+    );
+    assert.equal(listed.status, 200, listed.text);
+    const items = (listed.body as { items: Body[] }).items;
+    const expected = (item: Body | undefined, leadId: string | undefined, isTest: boolean) => ({
+      id: item?.id,
+      source: 'leads',
+      environment: 'sandbox',
+      agency: 'agency-3',
+      subscriptionId: refusing,
+      url: `http://127.0.0.1:${port}/crm`,
+      state: 'FAILED',
+      attempts: 2,
+      test: isTest,
+      createdAt: item?.createdAt,
+      deliveredAt: null,
+      nextAttemptAt: null,
+      lastStatusCode: null,
+      lastError: `connection refused by 127.0.0.1:${port}`,
+      event: { name: 'lead', subjectType: 'lead', subjectId: leadId },
+    });
+    assert.deepEqual(listed.body, {
+      items: [expected(items[0], testLead, true), expected(items[1], leadIds[1], false), expected(items[2], leadIds[0], false)],
+    });
+    assert.equal(items[0]?.id, (test.body as Body).id);
+    const times = items.map((item) => Date.parse(String(item.createdAt)));
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => b - a),
+    );
+
+    // The same rows as the lead API's own list; paged by the same cursors.
+    const own = await other.request('GET', '/leads/deliveries');
+    assert.deepEqual(own.body, listed.body);
+    const first = await other.request('GET', '/deliveries?limit=2&state=FAILED');
+    const { nextCursor } = first.body as { nextCursor: string };
+    const rest = await other.request('GET', `/deliveries?limit=2&state=FAILED&cursor=${nextCursor}`);
+    assert.deepEqual(rest.body, { items: [items[2]] });
+    assertProblem(await other.request('GET', '/deliveries?cursor=nonsense'), 400, 'Bad request', VALIDATION, {
+      errors: [{ name: 'cursor', reason: 'is not a cursor of this list' }],
+      errorSource: 'requestParameter',
+    });
+  });
+
+  it('GET /console/api/deliveries is an integrator’s: an operator is refused', async () => {
+    const operator = await ConsoleSession.signIn(fixture.server.base, { kind: 'operator', adminToken: ADMIN_TOKEN });
+    assertProblem(
+      await operator.request('GET', '/deliveries'),
+      403,
+      'Forbidden',
+      'Operators do not act for an agency: sign in with a client to use the APIs',
+    );
   });
 });

@@ -144,3 +144,29 @@ describe('POST /listings/validate', () => {
     assertProblem(result, 403, 'Forbidden', 'The access token lacks the scope clim:listings:create');
   });
 });
+
+describe('the listings in the console', () => {
+  it('GET /console/api/clim/recent-listings: newest first, the API’s GET /listings (oldest first) reversed', async () => {
+    for (const id of ['recent-1', 'recent-2', 'recent-3']) {
+      const created = await session.request('POST', '/clim/listings', { body: listing(id) });
+      assert.equal(created.status, 201, created.text);
+    }
+    const api = await session.request('GET', '/clim/listings');
+    assert.equal(api.status, 200, api.text);
+    const oldestFirst = (api.body as { externalListingIds: string[] }).externalListingIds;
+    assert.deepEqual(oldestFirst.slice(-3), ['recent-1', 'recent-2', 'recent-3']);
+    const recent = await session.request('GET', '/clim/recent-listings');
+    assert.equal(recent.status, 200, recent.text);
+    assert.deepEqual(recent.body, { externalListingIds: [...oldestFirst].reverse(), nextPageToken: null });
+    assertProblem(
+      await session.request('GET', '/clim/recent-listings?nextPageToken=nonsense'),
+      400,
+      'Bad request',
+      'Your request has not been validated',
+      {
+        errors: [{ name: 'nextPageToken', reason: 'is not a nextPageToken this endpoint returned.' }],
+        errorSource: 'requestParameter',
+      },
+    );
+  });
+});

@@ -308,7 +308,7 @@ describe('the operator', () => {
     assertProblem(await session.request('POST', '/admin/clients/ig_nobody/disable'), 404, 'Not found', 'No client ig_nobody');
   });
 
-  it('pages the clients', async () => {
+  it('pages the clients, newest first', async () => {
     const session = await ConsoleSession.signIn(base, { kind: 'operator', adminToken: ADMIN_TOKEN });
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -320,7 +320,9 @@ describe('the operator', () => {
       seen.push(...body.items.map((item) => item.clientId));
       cursor = body.nextCursor;
     } while (cursor);
-    const { rows } = await fixture.server.pool.query<{ client_id: string }>('SELECT client_id FROM clients ORDER BY created_at, client_id');
+    const { rows } = await fixture.server.pool.query<{ client_id: string }>(
+      'SELECT client_id FROM clients ORDER BY created_at DESC, client_id DESC',
+    );
     assert.deepEqual(
       seen,
       rows.map((row) => row.client_id),

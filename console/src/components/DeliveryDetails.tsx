@@ -139,6 +139,12 @@ export function DeliveryDetails({
               </dd>
             </div>
             <div>
+              <dt>Event</dt>
+              <dd class="wrap">
+                <EventCell delivery={delivery} marker={false} />
+              </dd>
+            </div>
+            <div>
               <dt>URL</dt>
               <dd class="wrap">
                 <code>{delivery.url}</code>
@@ -192,8 +198,8 @@ export function DeliveryDetails({
             {delivery.attemptList.length === 0 ? (
               <p>No attempt yet.</p>
             ) : (
-              <ol class="attempts" aria-label="Attempts, oldest first">
-                {delivery.attemptList.map((attempt) => (
+              <ol class="attempts" aria-label="Attempts, newest first">
+                {[...delivery.attemptList].reverse().map((attempt) => (
                   <AttemptEntry key={attempt.attempt} attempt={attempt} />
                 ))}
               </ol>
@@ -201,6 +207,26 @@ export function DeliveryDetails({
           </section>
         </>
       ) : null}
+    </>
+  );
+}
+
+/** What a delivery carries (CREATED classified …, lead …), and TEST for a sample sent on request. */
+export function EventCell({ delivery, marker = true }: { delivery: DeliverySummary; marker?: boolean }) {
+  const { event } = delivery;
+  const test = marker && delivery.test;
+  return (
+    <>
+      {test ? <span class="badge badge-neutral">TEST</span> : null}
+      {test && event ? ' ' : null}
+      {event ? (
+        <>
+          {event.name !== event.subjectType ? <span class="event-name">{event.name} </span> : null}
+          {event.subjectType} <code>{event.subjectId}</code>
+        </>
+      ) : test ? null : (
+        '—'
+      )}
     </>
   );
 }
@@ -222,6 +248,7 @@ export function DeliveriesTable<T extends DeliverySummary>({
         <thead>
           <tr>
             <th scope="col">Created</th>
+            <th scope="col">Event</th>
             <th scope="col">State</th>
             <th scope="col">Attempts</th>
             <th scope="col">Last status</th>
@@ -241,13 +268,15 @@ export function DeliveriesTable<T extends DeliverySummary>({
                 <a href={hrefOf(delivery)}>
                   <Time value={delivery.createdAt} />
                 </a>
-                {delivery.test ? <span class="muted small"> test</span> : null}
               </th>
+              <td class="wrap">
+                <EventCell delivery={delivery} />
+              </td>
               <td>
                 <StatusBadge status={delivery.state} />
               </td>
               <td>{delivery.attempts}</td>
-              <td>{delivery.lastStatusCode ?? '—'}</td>
+              <td class="wrap">{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
               {extra?.map((column) => (
                 <td key={column.heading}>{column.cell(delivery)}</td>
               ))}

@@ -1,6 +1,6 @@
 /*
- * The agency's leads by ingestion date: a period of at most 7 days (the API's bound), 20 a page,
- * the next page continuing after the last lead as links.next says.
+ * The agency's leads by ingestion date, newest first like every list of the console: a period of
+ * at most 7 days (the API's bound), 20 a page, the next page continuing after the last lead.
  */
 import { useState } from 'preact/hooks';
 import { query } from '../api';
@@ -11,7 +11,7 @@ import { TableRegion } from '../components/Table';
 import { Time } from '../components/Time';
 import { fieldsOf } from '../forms';
 import { useGet } from '../hooks/useGet';
-import type { LeadPage } from '../types';
+import type { RecentLeads } from '../types';
 
 const PAGE_SIZE = 20;
 const DAY_MS = 24 * 3600 * 1000;
@@ -26,12 +26,6 @@ function unixSeconds(local: string): number {
   return Math.floor(new Date(local).getTime() / 1000);
 }
 
-/** The `start` links.next continues from. */
-function startOf(next: string | undefined): string | undefined {
-  if (!next) return undefined;
-  return new URL(next, location.origin).searchParams.get('start') ?? undefined;
-}
-
 export function LeadsPage() {
   // The last 7 days up to the next minute, so a lead of this minute is in.
   const [period, setPeriod] = useState(() => {
@@ -39,8 +33,8 @@ export function LeadsPage() {
     return { from: localInput(new Date(to.getTime() - 7 * DAY_MS)), to: localInput(to) };
   });
   const cursor = useCursor();
-  const loaded = useGet<LeadPage>(
-    `/leads/leads${query({ minDate: unixSeconds(period.from), maxDate: unixSeconds(period.to), limit: PAGE_SIZE, start: cursor.current })}`,
+  const loaded = useGet<RecentLeads>(
+    `/leads/recent-leads${query({ minDate: unixSeconds(period.from), maxDate: unixSeconds(period.to), limit: PAGE_SIZE, start: cursor.current })}`,
   );
   const items = loaded.data?.items ?? [];
   return (
@@ -75,7 +69,7 @@ export function LeadsPage() {
         ) : (
           <TableRegion label="Leads">
             <table>
-              <caption>Leads in the order they were received</caption>
+              <caption>Leads, newest first</caption>
               <thead>
                 <tr>
                   <th scope="col">Received</th>
@@ -104,7 +98,7 @@ export function LeadsPage() {
           </TableRegion>
         )
       ) : null}
-      <CursorPager label="Pages of leads" cursor={cursor} next={startOf(loaded.data?.links.next)} shown={`${items.length} shown`} />
+      <CursorPager label="Pages of leads" cursor={cursor} next={loaded.data?.nextCursor} shown={`${items.length} shown`} />
     </Page>
   );
 }

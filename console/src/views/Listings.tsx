@@ -1,4 +1,4 @@
-/* The agency's listings of the listing import in this environment, oldest first, 100 a page as the API pages them. */
+/* The agency's listings of the listing import in this environment, newest first like every list of the console, 100 a page. */
 import { useState } from 'preact/hooks';
 import { query } from '../api';
 import { LoadState } from '../components/LoadState';
@@ -13,7 +13,7 @@ export function ListingsPage() {
   const cursor = useCursor();
   const { route } = useLocation();
   const [wanted, setWanted] = useState('');
-  const loaded = useGet<ListingPage>(`/clim/listings${query({ nextPageToken: cursor.current })}`);
+  const loaded = useGet<ListingPage>(`/clim/recent-listings${query({ nextPageToken: cursor.current })}`);
   const ids = loaded.data?.externalListingIds ?? [];
   return (
     <Page title="Listings">
@@ -39,7 +39,7 @@ export function ListingsPage() {
           <p>No listing yet.</p>
         ) : (
           <>
-            <h2 id="listings-heading">Listings, oldest first</h2>
+            <h2 id="listings-heading">Listings, newest first</h2>
             <ul class="id-list" aria-labelledby="listings-heading">
               {ids.map((id) => (
                 <li key={id}>

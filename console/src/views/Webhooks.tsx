@@ -4,7 +4,7 @@
  * subscription, paged.
  */
 import { useState } from 'preact/hooks';
-import { ApiProblem, del, post, put, query, seg } from '../api';
+import { del, post, put, query, seg } from '../api';
 import { DeliveriesTable } from '../components/DeliveryDetails';
 import { LoadState } from '../components/LoadState';
 import { Page } from '../components/Page';
@@ -55,10 +55,11 @@ function Outcome({ error, message, delivery }: { error?: unknown; message?: stri
 }
 
 function StatusWebhook({ onChange }: { onChange: () => void }) {
-  const loaded = useGet<CaasWebhook>('/caas/webhook');
+  // null when none is set: an answer, so the page makes no request that fails.
+  const loaded = useGet<CaasWebhook | null>('/caas/webhook');
   const action = useAction<{ message: string; delivery?: Delivery }>();
-  const none = loaded.error instanceof ApiProblem && loaded.error.status === 404;
-  const webhook = none ? undefined : loaded.data;
+  const none = loaded.data === null;
+  const webhook = loaded.data ?? undefined;
 
   async function act(work: () => Promise<{ message: string; delivery?: Delivery }>) {
     await action.run(work);
@@ -188,7 +189,7 @@ function StatusWebhook({ onChange }: { onChange: () => void }) {
 
 function LeadSubscriptions({ onChange }: { onChange: () => void }) {
   const cursor = useCursor();
-  const loaded = useGet<SubscriptionPage>(`/leads/webhook/subscriptions${query({ limit: PAGE_SIZE, nextToken: cursor.current })}`);
+  const loaded = useGet<SubscriptionPage>(`/leads/recent-subscriptions${query({ limit: PAGE_SIZE, nextToken: cursor.current })}`);
   const action = useAction<{ message: string; delivery?: Delivery }>();
 
   async function act(work: () => Promise<{ message: string; delivery?: Delivery }>) {
@@ -208,7 +209,7 @@ function LeadSubscriptions({ onChange }: { onChange: () => void }) {
         ) : (
           <TableRegion label="Lead subscriptions">
             <table>
-              <caption class="visually-hidden">Lead subscriptions</caption>
+              <caption class="visually-hidden">Lead subscriptions, newest first</caption>
               <thead>
                 <tr>
                   <th scope="col">URL</th>
@@ -334,11 +335,18 @@ function LeadSubscriptions({ onChange }: { onChange: () => void }) {
   );
 }
 
+/** Which deliveries the filter shows: every webhook's (the default), or one kind's. */
+type SourceFilter = DeliverySource | '';
+
 function Deliveries({ sources, version }: { sources: DeliverySource[]; version: number }) {
-  const [filters, setFilters] = useState({ source: sources[0] ?? 'caas', state: '', subscriptionId: '' });
+  const [filters, setFilters] = useState<{ source: SourceFilter; state: string; subscriptionId: string }>({
+    source: '',
+    state: '',
+    subscriptionId: '',
+  });
   const cursor = useCursor();
   const loaded = useGet<CursorPage<DeliverySummary>>(
-    `/${filters.source}/deliveries${query({
+    `${filters.source === '' ? '' : `/${filters.source}`}/deliveries${query({
       state: filters.state,
       subscriptionId: filters.subscriptionId,
       limit: PAGE_SIZE,
@@ -357,7 +365,7 @@ function Deliveries({ sources, version }: { sources: DeliverySource[]; version: 
           onSubmit={(event) => {
             const fields = fieldsOf(event);
             setFilters({
-              source: fields.source === 'leads' ? 'leads' : 'caas',
+              source: fields.source === 'leads' || fields.source === 'caas' ? fields.source : '',
               state: fields.state ?? '',
               subscriptionId: fields.subscriptionId ?? '',
             });
@@ -368,6 +376,7 @@ function Deliveries({ sources, version }: { sources: DeliverySource[]; version: 
             <div class="field">
               <label for="deliveries-source">Webhook</label>
               <select id="deliveries-source" name="source" defaultValue={filters.source}>
+                <option value="">All webhooks</option>
                 <option value="caas">Classified statuses</option>
                 <option value="leads">Leads</option>
               </select>
@@ -399,7 +408,7 @@ function Deliveries({ sources, version }: { sources: DeliverySource[]; version: 
         items.length === 0 ? (
           <p>No delivery matches.</p>
         ) : (
-          <DeliveriesTable items={items} hrefOf={(delivery) => deliveryHref(filters.source, delivery.id)} />
+          <DeliveriesTable items={items} hrefOf={(delivery) => deliveryHref(delivery.source, delivery.id)} />
         )
       ) : null}
       <CursorPager label="Pages of deliveries" cursor={cursor} next={loaded.data?.nextCursor} shown={`${items.length} shown`} />

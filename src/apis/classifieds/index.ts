@@ -12,7 +12,7 @@ import { classifiedRoutes } from './routes/classifieds.js';
 import { consoleRoutes } from './routes/console.js';
 import { statusRoutes } from './routes/statuses.js';
 import { webhookRoutes } from './routes/webhooks.js';
-import { lockGone, removeGone, subscriptionStates } from './services/webhooks.js';
+import { lockGone, removeGone, statusEventOf, subscriptionStates } from './services/webhooks.js';
 
 export const classifiedsApi: ApiModule = {
   api: apiById('caas'),
@@ -27,6 +27,7 @@ export const classifiedsApi: ApiModule = {
       lockGone: (client, subscriptionId) => lockGone(client, subscriptionId),
       onGone: (client, subscriptionId) => removeGone(client, subscriptionId),
       subscriptionStates,
+      eventOf: statusEventOf,
     },
   },
   openApiDocument: classifiedsOpenApi,

@@ -6,6 +6,7 @@ import { leadCommands } from './commands.js';
 import { leadDocs } from './docs.js';
 import { DELIVERY_SOURCE } from './model/subscription.js';
 import { leadAdminRoutes } from './routes/admin.js';
+import { consoleRoutes } from './routes/console.js';
 import { leadRoutes } from './routes/leads.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
 import { deliveryHooks } from './services/subscriptions.js';
@@ -19,6 +20,7 @@ export const leadsApi: ApiModule = {
     await leadRoutes(app, deps);
     await subscriptionRoutes(app, deps);
   },
+  consoleRoutes,
   adminRoutes: leadAdminRoutes,
   commands: leadCommands,
 };

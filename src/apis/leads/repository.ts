@@ -169,9 +169,9 @@ export async function leadPosition(client: pg.ClientBase, leadId: string): Promi
 }
 
 /**
- * Up to `limit` leads of the agency ingested in [from, to), in ingestion order, after `after`
- * when given. Read through the (environment, agency_id, ingested_at, seq) index: each page costs
- * its own rows, not the whole window.
+ * Up to `limit` leads of the agency ingested in [from, to), in ingestion order (the API's) or
+ * newest first (the console's), after `after` when given. Read through the (environment,
+ * agency_id, ingested_at, seq) index, either way: each page costs its own rows, not the whole window.
  */
 export async function leadsIngested(
   client: pg.ClientBase,
@@ -179,13 +179,16 @@ export async function leadsIngested(
   period: { from: Date; to: Date },
   limit: number,
   after: LeadPosition | undefined,
+  order: 'oldest' | 'newest' = 'oldest',
 ): Promise<LeadRow[]> {
   const params: unknown[] = [scope.environment, scope.agencyId, period.from, period.to, limit];
-  const keyset = after === undefined ? '' : `AND (ingested_at, seq) > ($${params.push(after.at)}::timestamptz, $${params.push(after.seq)})`;
+  const [beyond, direction] = order === 'newest' ? ['<', 'DESC'] : ['>', 'ASC'];
+  const keyset =
+    after === undefined ? '' : `AND (ingested_at, seq) ${beyond} ($${params.push(after.at)}::timestamptz, $${params.push(after.seq)})`;
   const { rows } = await client.query<LeadRow>(
     `SELECT * FROM leads
       WHERE environment = $1 AND agency_id = $2 AND ingested_at >= $3 AND ingested_at < $4 ${keyset}
-      ORDER BY ingested_at, seq LIMIT $5`,
+      ORDER BY ingested_at ${direction}, seq ${direction} LIMIT $5`,
     params,
   );
   return rows;
@@ -275,19 +278,24 @@ export async function insertSubscription(
   return onlyRow(rows);
 }
 
-/** Up to `limit` subscriptions in creation order, after the (creation time, id) `after` when given. */
+/**
+ * Up to `limit` subscriptions in creation order (the API's) or newest first (the console's),
+ * beyond the (creation time, id) `after` when given.
+ */
 export async function subscriptionsInCreationOrder(
   client: pg.ClientBase,
   limit: number,
   after: { time: string; id: string } | undefined,
+  order: 'oldest' | 'newest' = 'oldest',
 ): Promise<SubscriptionRow[]> {
   const params: unknown[] = [limit];
+  const [beyond, direction] = order === 'newest' ? ['<', 'DESC'] : ['>', 'ASC'];
   const where =
     after === undefined
       ? ''
-      : `WHERE (created_at, id) > ($${params.push(after.time)}::timestamp AT TIME ZONE 'UTC', $${params.push(after.id)}::uuid)`;
+      : `WHERE (created_at, id) ${beyond} ($${params.push(after.time)}::timestamp AT TIME ZONE 'UTC', $${params.push(after.id)}::uuid)`;
   const { rows } = await client.query<SubscriptionRow>(
-    `SELECT ${COLUMNS} FROM lead_webhook_subscriptions ${where} ORDER BY created_at, id LIMIT $1`,
+    `SELECT ${COLUMNS} FROM lead_webhook_subscriptions ${where} ORDER BY created_at ${direction}, id ${direction} LIMIT $1`,
     params,
   );
   return rows;

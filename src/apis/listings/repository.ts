@@ -84,18 +84,23 @@ export async function findListing(db: Db, tenant: TenantScope, externalListingId
   return rows[0];
 }
 
-/** The tenant's listings created after `afterSeq`, oldest first, at most `limit`. */
+/**
+ * The tenant's listings beyond `afterSeq` (undefined: from the start), at most `limit`: oldest
+ * first as the API lists them, or newest first as the console does.
+ */
 export async function listingIdsAfter(
   db: Db,
   tenant: TenantScope,
-  afterSeq: number,
+  afterSeq: number | undefined,
   limit: number,
+  order: 'oldest' | 'newest' = 'oldest',
 ): Promise<Pick<ListingRow, 'seq' | 'external_listing_id'>[]> {
+  const [beyond, direction] = order === 'newest' ? ['<', 'DESC'] : ['>', 'ASC'];
   const { rows } = await db.query<Pick<ListingRow, 'seq' | 'external_listing_id'>>(
     `SELECT seq, external_listing_id FROM listings
-      WHERE environment = $1 AND agency_id = $2 AND seq > $3
-      ORDER BY seq LIMIT $4`,
-    [tenant.environment, tenant.agencyId, afterSeq, limit],
+      WHERE environment = $1 AND agency_id = $2 AND ($3::bigint IS NULL OR seq ${beyond} $3)
+      ORDER BY seq ${direction} LIMIT $4`,
+    [tenant.environment, tenant.agencyId, afterSeq ?? null, limit],
   );
   return rows;
 }

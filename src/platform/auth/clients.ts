@@ -100,12 +100,12 @@ export async function listClients(pool: pg.Pool): Promise<Client[]> {
   return rows.map(toClient);
 }
 
-/** One page of clients in creation order, after the client `after` (a client id) when given. */
+/** One page of clients, newest first (as the console lists everything), after the client `after` (a client id) when given. */
 export async function listClientsPage(pool: pg.Pool, limit: number, after?: string): Promise<{ clients: Client[]; more: boolean }> {
   const { rows } = await pool.query<ClientRow>(
     `SELECT * FROM clients
-      WHERE $1::text IS NULL OR (created_at, client_id) > (SELECT created_at, client_id FROM clients WHERE client_id = $1)
-      ORDER BY created_at, client_id LIMIT $2`,
+      WHERE $1::text IS NULL OR (created_at, client_id) < (SELECT created_at, client_id FROM clients WHERE client_id = $1)
+      ORDER BY created_at DESC, client_id DESC LIMIT $2`,
     [after ?? null, limit + 1],
   );
   return { clients: rows.slice(0, limit).map(toClient), more: rows.length > limit };

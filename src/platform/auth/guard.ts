@@ -108,11 +108,18 @@ function refuseUndeclared(app: FastifyInstance, api: ApiDescriptor): void {
  * generation not revoked, and the route's scope. Shared
  * by the API roots (a bearer token) and the console (the token its session holds).
  */
-export type TokenAuthorizer = (request: FastifyRequest, token: string, api: ApiDescriptor, environment: Environment) => Promise<Tenant>;
+export type TokenAuthorizer = (
+  request: FastifyRequest,
+  token: string,
+  api: ApiDescriptor,
+  environment: Environment,
+  /** The scope to require instead of the route's: a route that reads across APIs checks each API's own. */
+  scope?: string,
+) => Promise<Tenant>;
 
 export function tokenAuthorizer(options: GuardOptions): TokenAuthorizer {
   const clients = new ClientStatus(options.pool);
-  return async (request, token, api, environment) => {
+  return async (request, token, api, environment, scope) => {
     const audience = options.publicUrl + rootPath(api, environment);
     const claims = await verifyTokenCached(options.keys, token, options.publicUrl, audience).catch((error: unknown) => {
       throw error instanceof TokenRejected ? unauthorized(`The access token is not valid: ${error.message}`, 'invalid_token') : error;
@@ -120,7 +127,7 @@ export function tokenAuthorizer(options: GuardOptions): TokenAuthorizer {
     const refused = await clients.refusal(claims.sub, claims.token_generation);
     if (refused !== undefined) throw unauthorized(`The access token is not valid: ${refused}`, 'invalid_token');
     const scopes = parseScopes(claims.scope);
-    const required = request.routeOptions.config.scope;
+    const required = scope ?? request.routeOptions.config.scope;
     // refuseUndeclared refused every route with neither a scope nor public: true.
     if (required === undefined) throw new Error(`${request.routeOptions.url ?? request.url} has no scope`);
     if (!grantsAny(scopes, required)) throw insufficientScope(required);

@@ -13,7 +13,7 @@ import fastifyStatic from '@fastify/static';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
-import { installTokenGuard } from '../auth/guard.js';
+import { installTokenGuard, tokenAuthorizer } from '../auth/guard.js';
 import type { KeyStore } from '../auth/keys.js';
 import { APIS, rootPath, type ApiDescriptor } from '../catalogue.js';
 import type { Pool } from '../db/pool.js';
@@ -25,6 +25,7 @@ import type { Logger } from '../log.js';
 import { deliverySourcesOf, type ApiApp, type ApiModule } from '../module.js';
 import { operatorRoutes } from '../operator.js';
 import { sealerFor } from '../secrets/sealer.js';
+import { allDeliveriesRoute } from './deliveries.js';
 import { findSession, sessionOf } from './sessions.js';
 import { SessionBody, describeSession, readCookie, sessionRoutes, signOutRoute } from './signIn.js';
 import { tokenUsageRoute } from './tokenUsage.js';
@@ -104,6 +105,12 @@ async function consoleApi(api: FastifyInstance, deps: ConsoleDependencies): Prom
     typed.get('/session', { schema: { response: { 200: SessionBody } } }, async (request) => describeSession(pool, sessionOf(request)));
     await signOutRoute(typed, { config, pool });
     await tokenUsageRoute(typed, { pool });
+    await allDeliveriesRoute(typed, {
+      config,
+      pool,
+      modules,
+      authorize: tokenAuthorizer({ pool, keys: deps.keys, publicUrl: config.publicUrl }),
+    });
     await signedIn.register(
       async (operator) => {
         operator.addHook('onRequest', async (request) => {

@@ -38,6 +38,15 @@ export interface GoneContext {
   deliveryId: string;
 }
 
+/** What a delivery carries, so a list tells its rows apart: the event's name and what it is about. */
+export interface DeliveryEvent {
+  /** e.g. the status sent (CREATED), or the kind of notification (lead). */
+  name: string;
+  /** e.g. classified, lead. */
+  subjectType: string;
+  subjectId: string;
+}
+
 /** What an API owning subscriptions provides to the delivery worker and the delivery views. */
 export interface DeliverySourceHooks {
   /** The scope that manages the source's subscriptions: the console shows and redelivers their deliveries to a token holding it. */
@@ -54,6 +63,11 @@ export interface DeliverySourceHooks {
    * subscription's other pending deliveries are already cancelled.
    */
   onGone(client: pg.PoolClient, subscriptionId: string, context: GoneContext): Promise<void>;
+  /**
+   * What one of the source's deliveries carries, read from its payload (the status and its
+   * classified, the lead), so the delivery lists tell their rows apart; null when it cannot tell.
+   */
+  eventOf?(payload: unknown): DeliveryEvent | null;
   /**
    * Asked before an operator's redelivery: the state of each subscription named; one missing
    * from the map was deleted. Runs in the redelivery's transaction (as the owner role), and must

@@ -35,5 +35,5 @@ export {
 } from './deliveryStream.js';
 export { HostLimits, sharedHostLimits } from './hostLimits.js';
 export { redeliver, redeliverWebhooks, SKIP_REASONS, type Redelivery, type RedeliveryTarget, type SkippedDelivery } from './redelivery.js';
-export { deliveryDetail, type DeliveryView } from './views.js';
+export { deliveryDetail, type DeliveryEvent, type DeliveryView } from './views.js';
 export { Delivery } from './model.js';

@@ -24,6 +24,17 @@ export const DeliverySummary = Type.Object({
   deliveredAt: nullable(dateTime),
   nextAttemptAt: nullable(dateTime),
   lastStatusCode: nullable(Type.Integer()),
+  lastError: nullable(Type.String({ description: 'Why the latest attempt failed, e.g. a refused connection; null when it did not' })),
+  event: nullable(
+    Type.Object(
+      {
+        name: Type.String({ description: 'The status sent (e.g. CREATED), or lead' }),
+        subjectType: Type.String({ description: 'classified or lead' }),
+        subjectId: Type.String({ description: 'The classifiedId or the leadId' }),
+      },
+      { description: 'What the delivery carries; null when its payload does not say' },
+    ),
+  ),
 });
 
 const Attempt = Type.Object({

@@ -15,11 +15,19 @@ import type { ApiApp } from '../module.js';
 import type { DeliverySources } from './deliveryStream.js';
 import { redeliverWebhooks } from './redelivery.js';
 import { Delivery, DeliverySummary } from './model.js';
-import { BadCursor, DELIVERY_STATES, deliveryDetail, listDeliveries, type DeliveryFilter } from './views.js';
+import {
+  BadCursor,
+  DELIVERY_STATES,
+  deliveryDetail,
+  eventReaderOf,
+  listDeliveries,
+  type DeliveryFilter,
+  type EventReader,
+} from './views.js';
 
 const MAX_PAGE = 100;
 
-const DeliveryPage = Type.Object({ items: Type.Array(DeliverySummary), nextCursor: Type.Optional(Type.String()) });
+export const DeliveryPage = Type.Object({ items: Type.Array(DeliverySummary), nextCursor: Type.Optional(Type.String()) });
 
 const pageMembers = {
   state: Type.Optional(stringEnum(DELIVERY_STATES)),
@@ -27,7 +35,7 @@ const pageMembers = {
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
 };
 
-const TenantQuery = withDefaults(
+export const TenantQuery = withDefaults(
   Type.Object(
     { subscriptionId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })), ...pageMembers },
     { additionalProperties: false },
@@ -57,9 +65,9 @@ const RedeliveryResult = Type.Object({
 });
 
 /** A page of deliveries, a garbled cursor answered as the query's fault. */
-async function page(client: Parameters<typeof listDeliveries>[0], filter: DeliveryFilter) {
+export async function page(client: Parameters<typeof listDeliveries>[0], filter: DeliveryFilter, eventOf: EventReader) {
   try {
-    return await listDeliveries(client, filter);
+    return await listDeliveries(client, filter, eventOf);
   } catch (error) {
     if (error instanceof BadCursor) throw badRequest([{ name: 'cursor', reason: error.message }], 'requestParameter');
     throw error;
@@ -81,15 +89,16 @@ export async function tenantDeliveryRoutes(
 ): Promise<void> {
   const { pool, source, scope, sources } = options;
   const config = { scope };
+  const eventOf = eventReaderOf(sources);
   app.get('/deliveries', { config, schema: { querystring: TenantQuery, response: { 200: DeliveryPage } } }, async (request) => {
     const tenant = tenantOf(request);
     const filter = { ...request.query, source, environment: tenant.environment, agencyId: tenant.agencyId };
-    return withTenant(pool, tenant, (client) => page(client, filter));
+    return withTenant(pool, tenant, (client) => page(client, filter, eventOf));
   });
   app.get('/deliveries/:id', { config, schema: { params: IdParams, response: { 200: Delivery } } }, async (request) => {
     const tenant = tenantOf(request);
     const filter = { source, environment: tenant.environment, agencyId: tenant.agencyId };
-    const found = await withTenant(pool, tenant, (client) => deliveryDetail(client, request.params.id, filter));
+    const found = await withTenant(pool, tenant, (client) => deliveryDetail(client, request.params.id, filter, eventOf));
     if (!found) throw noDelivery(request.params.id);
     return found;
   });
@@ -104,7 +113,7 @@ export async function tenantDeliveryRoutes(
       const { id } = request.params;
       const filter = { source, environment: tenant.environment, agencyId: tenant.agencyId };
       // Another agency's delivery is as unknown as one that does not exist.
-      const found = await withTenant(pool, tenant, (client) => deliveryDetail(client, id, filter));
+      const found = await withTenant(pool, tenant, (client) => deliveryDetail(client, id, filter, eventOf));
       if (!found) throw noDelivery(id);
       return redeliverWebhooks(pool, { deliveryId: id, source }, sources);
     },
@@ -114,13 +123,14 @@ export async function tenantDeliveryRoutes(
 export type AdminDeliveryQuery = Static<typeof AdminQuery>;
 
 /** Every agency's deliveries, for the operator (under /admin); redelivery is redeliveryAdminRoutes'. */
-export async function adminDeliveryRoutes(app: ApiApp, { pool }: { pool: Pool }): Promise<void> {
+export async function adminDeliveryRoutes(app: ApiApp, { pool, sources }: { pool: Pool; sources: DeliverySources }): Promise<void> {
+  const eventOf = eventReaderOf(sources);
   app.get('/deliveries', { schema: { querystring: AdminQuery, response: { 200: DeliveryPage } } }, async (request) => {
     const { agency, ...rest } = request.query;
-    return page(pool, { ...rest, agencyId: agency });
+    return page(pool, { ...rest, agencyId: agency }, eventOf);
   });
   app.get('/deliveries/:id', { schema: { params: IdParams, response: { 200: Delivery } } }, async (request) => {
-    const found = await deliveryDetail(pool, request.params.id, {});
+    const found = await deliveryDetail(pool, request.params.id, {}, eventOf);
     if (!found) throw noDelivery(request.params.id);
     return found;
   });

@@ -8,11 +8,16 @@ import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
 import { decodeToken, encodeToken } from '../http/cursors.js';
 import type { DeliveryState } from './deliveries.js';
+import type { DeliveryEvent, DeliverySources } from './deliveryStream.js';
+
+export type { DeliveryEvent } from './deliveryStream.js';
 
 export const DELIVERY_STATES: readonly DeliveryState[] = ['PENDING', 'DELIVERED', 'FAILED', 'CANCELLED'];
 
 export interface DeliveryFilter {
+  /** One source, or several (`sources`); neither: every source. */
   source?: string;
+  sources?: readonly string[];
   environment?: Environment;
   agencyId?: string;
   subscriptionId?: string;
@@ -35,20 +40,36 @@ export interface DeliverySummary {
   deliveredAt: string | null;
   nextAttemptAt: string | null;
   lastStatusCode: number | null;
+  /** Why the latest attempt failed (a refused connection, a timeout, an HTTP status), or null. */
+  lastError: string | null;
+  event: DeliveryEvent | null;
 }
 
-type SummaryRow = Omit<DeliverySummary, 'createdAt' | 'deliveredAt' | 'nextAttemptAt'> & {
+/**
+ * Reads the event of a delivery of `source` from its payload: the owning API knows its payloads,
+ * the platform does not (see DeliverySourceHooks.eventOf). null when it cannot tell.
+ */
+export type EventReader = (source: string, payload: unknown) => DeliveryEvent | null;
+
+/** The event reader of `sources`: each source's eventOf hook, null for a source without one. */
+export function eventReaderOf(sources: DeliverySources): EventReader {
+  return (source, payload) => sources[source]?.eventOf?.(payload) ?? null;
+}
+
+type SummaryRow = Omit<DeliverySummary, 'createdAt' | 'deliveredAt' | 'nextAttemptAt' | 'event'> & {
   createdAt: Date;
   deliveredAt: Date | null;
   nextAttemptAt: Date | null;
+  payload: unknown;
 };
 
-function toSummary(row: SummaryRow): DeliverySummary {
+function toSummary({ payload, ...row }: SummaryRow, eventOf: EventReader): DeliverySummary {
   return {
     ...row,
     createdAt: row.createdAt.toISOString(),
     deliveredAt: row.deliveredAt?.toISOString() ?? null,
     nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
+    event: eventOf(row.source, payload),
   };
 }
 
@@ -85,21 +106,25 @@ export class BadCursor extends Error {}
 const SUMMARY_COLUMNS = `
   d.id, d.source, d.environment, d.agency_id AS agency, d.subscription_id AS "subscriptionId", d.url, d.state, d.attempts, d.test,
   d.created_at AS "createdAt", d.delivered_at AS "deliveredAt", d.next_attempt_at AS "nextAttemptAt",
-  (SELECT a.status_code FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1) AS "lastStatusCode"`;
+  last.status_code AS "lastStatusCode", last.error AS "lastError", d.payload`;
+
+const LAST_ATTEMPT = `LEFT JOIN LATERAL
+  (SELECT a.status_code, a.error FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1) last ON true`;
 
 /** One page of deliveries matching `filter`, newest first, and the token of the next page when there is one. */
 export async function listDeliveries(
   client: pg.ClientBase | pg.Pool,
   filter: DeliveryFilter,
+  eventOf: EventReader,
 ): Promise<{ items: DeliverySummary[]; nextCursor?: string }> {
   const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor);
   if (filter.cursor !== undefined && after === undefined) throw new BadCursor('is not a cursor of this list');
   const { rows } = await client.query<SummaryRow & { cursorAt: string }>(
     `SELECT ${SUMMARY_COLUMNS},
             to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "cursorAt"
-       FROM webhook_deliveries d
+       FROM webhook_deliveries d ${LAST_ATTEMPT}
       WHERE ($1::text IS NULL OR d.environment = $1) AND ($2::text IS NULL OR d.agency_id = $2)
-        AND ($3::text IS NULL OR d.source = $3) AND ($4::text IS NULL OR d.subscription_id = $4)
+        AND ($3::text[] IS NULL OR d.source = ANY($3::text[])) AND ($4::text IS NULL OR d.subscription_id = $4)
         AND ($5::text IS NULL OR d.state = $5)
         AND ($6::timestamptz IS NULL OR (d.created_at, d.id) < ($6::timestamptz, $7::uuid))
       ORDER BY d.created_at DESC, d.id DESC
@@ -107,7 +132,7 @@ export async function listDeliveries(
     [
       filter.environment ?? null,
       filter.agencyId ?? null,
-      filter.source ?? null,
+      filter.source !== undefined ? [filter.source] : (filter.sources ?? null),
       filter.subscriptionId ?? null,
       filter.state ?? null,
       after?.at ?? null,
@@ -117,7 +142,7 @@ export async function listDeliveries(
   );
   const page = rows.slice(0, filter.limit);
   const last = page.at(-1);
-  const items = page.map(({ cursorAt: _cursor, ...summary }) => toSummary(summary));
+  const items = page.map(({ cursorAt: _cursor, ...summary }) => toSummary(summary, eventOf));
   return rows.length > filter.limit && last ? { items, nextCursor: encodeCursor(last.cursorAt, last.id) } : { items };
 }
 
@@ -126,10 +151,11 @@ export async function deliveryDetail(
   client: pg.ClientBase | pg.Pool,
   id: string,
   filter: Pick<DeliveryFilter, 'source' | 'environment' | 'agencyId'>,
+  eventOf: EventReader,
 ): Promise<DeliveryView | undefined> {
-  const { rows } = await client.query<SummaryRow & { payload: unknown }>(
-    `SELECT ${SUMMARY_COLUMNS}, d.payload
-       FROM webhook_deliveries d
+  const { rows } = await client.query<SummaryRow>(
+    `SELECT ${SUMMARY_COLUMNS}
+       FROM webhook_deliveries d ${LAST_ATTEMPT}
       WHERE d.id = $1 AND ($2::text IS NULL OR d.source = $2) AND ($3::text IS NULL OR d.environment = $3)
         AND ($4::text IS NULL OR d.agency_id = $4)`,
     [id, filter.source ?? null, filter.environment ?? null, filter.agencyId ?? null],
@@ -143,11 +169,10 @@ export async function deliveryDetail(
        FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt`,
     [id],
   );
-  const { payload, ...summary } = row;
   // The body is the payload as JSON.stringify writes it: byte for byte what each attempt sent and signed.
-  const body = JSON.stringify(payload);
+  const body = JSON.stringify(row.payload);
   const attemptList = attempts.map((attempt) => ({ ...attempt, attemptedAt: attempt.attemptedAt.toISOString() }));
-  return { ...toSummary(summary), request: { body, headers: attemptList.at(-1)?.requestHeaders ?? {} }, attemptList };
+  return { ...toSummary(row, eventOf), request: { body, headers: attemptList.at(-1)?.requestHeaders ?? {} }, attemptList };
 }
 
 export interface DeliveryCounts {

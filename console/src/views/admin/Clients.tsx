@@ -180,7 +180,7 @@ export function ClientsPage() {
         ) : (
           <TableRegion label="Clients">
             <table>
-              <caption>Clients</caption>
+              <caption>Clients, newest first</caption>
               <thead>
                 <tr>
                   <th scope="col">Name</th>

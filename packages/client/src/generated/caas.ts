@@ -2742,6 +2742,17 @@ export interface operations {
                         /** Format: date-time */
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
+                        /** @description Why the latest attempt failed, e.g. a refused connection; null when it did not */
+                        lastError: string | null;
+                        /** @description What the delivery carries; null when its payload does not say */
+                        event: {
+                            /** @description The status sent (e.g. CREATED), or lead */
+                            name: string;
+                            /** @description classified or lead */
+                            subjectType: string;
+                            /** @description The classifiedId or the leadId */
+                            subjectId: string;
+                        } | null;
                         request: {
                             body: string;
                             headers: {

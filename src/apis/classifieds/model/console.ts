@@ -96,3 +96,5 @@ export const WebhookView = Type.Object({
   updatedAt: dateTime,
 });
 export type WebhookView = Static<typeof WebhookView>;
+/** The status webhook, null when none is set. */
+export const WebhookAnswer = nullable(WebhookView);

@@ -14,7 +14,7 @@ import {
   RevisionQuery,
   SummaryPage,
   SummaryQuery,
-  WebhookView,
+  WebhookAnswer,
 } from '../model/console.js';
 import { SCOPES } from '../model/scopes.js';
 import { changesBetween, listRevisions, listSummaries, readRevision, readWebhook } from '../services/console.js';
@@ -42,7 +42,7 @@ export async function consoleRoutes(app: ApiApp, { pool }: ApiDependencies): Pro
   );
   app.get(
     '/webhook',
-    { config: { scope: SCOPES.createSubscriptionToWebhook }, schema: { response: { 200: WebhookView } } },
+    { config: { scope: SCOPES.createSubscriptionToWebhook }, schema: { response: { 200: WebhookAnswer } } },
     async (request) => readWebhook(pool, tenantOf(request)),
   );
 }

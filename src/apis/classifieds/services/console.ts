@@ -123,9 +123,10 @@ export async function changesBetween(pool: pg.Pool, tenant: Tenant, id: string, 
   return { from, to, changes };
 }
 
-export async function readWebhook(pool: pg.Pool, tenant: Tenant): Promise<WebhookView> {
+/** The status webhook, or null when none is set: a page asks on every view, and none set is an answer, not an error. */
+export async function readWebhook(pool: pg.Pool, tenant: Tenant): Promise<WebhookView | null> {
   const row = await repository.readSubscription(pool, tenant);
-  if (!row) throw notFound('This client has no webhook subscription here');
+  if (!row) return null;
   return {
     url: row.url,
     statuses: row.statuses,

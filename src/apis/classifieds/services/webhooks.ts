@@ -15,6 +15,7 @@ import {
   checkTargetUrl,
   deliveryDetail,
   retargetDeliveries,
+  type DeliveryEvent,
   type DeliveryView,
 } from '../../../platform/delivery/index.js';
 import { badRequest, notFound } from '../../../platform/http/problems.js';
@@ -85,6 +86,13 @@ export async function subscriptionStates(client: pg.ClientBase, subscriptionIds:
   return new Map(existing.map((id) => [id, 'ACTIVE']));
 }
 
+/** A status delivery's event: the status it sends and its classified. */
+export function statusEventOf(payload: unknown): DeliveryEvent | null {
+  const { status, classifiedId } = (payload ?? {}) as { status?: unknown; classifiedId?: unknown };
+  if (typeof status !== 'string' || typeof classifiedId !== 'string') return null;
+  return { name: status, subjectType: 'classified', subjectId: classifiedId };
+}
+
 /**
  * A test event: a realistic status of a made-up classified (CREATED on SL, one picture), posted to
  * the client's subscription as any status is, signed with its secret, shown as a test delivery.
@@ -109,7 +117,7 @@ export async function sendTestEvent(pool: pg.Pool, tenant: Tenant): Promise<Deli
   return withTenant(pool, tenant, async (client) => {
     const id = await repository.sendTestStatus(client, tenant, classifiedId, status);
     if (id === undefined) throw notFound('This client has no webhook subscription here: PUT /webhooks first');
-    const delivery = await deliveryDetail(client, id, { source: WEBHOOK_SOURCE });
+    const delivery = await deliveryDetail(client, id, { source: WEBHOOK_SOURCE }, (_source, payload) => statusEventOf(payload));
     if (!delivery) throw new Error(`the test delivery ${id} is not readable in its own transaction`);
     return delivery;
   });

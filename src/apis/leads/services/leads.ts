@@ -97,7 +97,8 @@ function checkPeriod(query: LeadQuery): void {
   }
 }
 
-export async function listLeads(pool: pg.Pool, tenant: Tenant, query: LeadQuery): Promise<LeadPage> {
+/** A page of leads in ingestion order (the API's), or newest first (the console's, like its other lists). */
+export async function listLeads(pool: pg.Pool, tenant: Tenant, query: LeadQuery, order: 'oldest' | 'newest' = 'oldest'): Promise<LeadPage> {
   checkPeriod(query);
   const rows = await withTenant(pool, tenant, async (client) => {
     let after: LeadPosition | undefined;
@@ -107,7 +108,7 @@ export async function listLeads(pool: pg.Pool, tenant: Tenant, query: LeadQuery)
     }
     const period = { from: new Date(query.minDate * 1000), to: new Date(query.maxDate * 1000) };
     // The extra row only tells whether another page follows.
-    return leadsIngested(client, tenant, period, query.limit + 1, after);
+    return leadsIngested(client, tenant, period, query.limit + 1, after, order);
   });
   const items = rows.slice(0, query.limit);
   const last = items.at(-1);

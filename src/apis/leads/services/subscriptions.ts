@@ -16,6 +16,7 @@ import {
   lastSuccess,
   recentAttempts,
   retargetDeliveries,
+  type DeliveryEvent,
   type DeliverySourceHooks,
   type DeliveryView,
   type GoneContext,
@@ -100,10 +101,16 @@ function decodeCursor(token: string): { time: string; id: string } {
   return { time, id };
 }
 
-export async function listSubscriptions(pool: pg.Pool, tenant: Tenant, query: SubscriptionListQuery): Promise<SubscriptionPage> {
+/** A page of subscriptions in creation order (the API's), or newest first (the console's). */
+export async function listSubscriptions(
+  pool: pg.Pool,
+  tenant: Tenant,
+  query: SubscriptionListQuery,
+  order: 'oldest' | 'newest' = 'oldest',
+): Promise<SubscriptionPage> {
   const after = query.nextToken === undefined ? undefined : decodeCursor(query.nextToken);
   // The extra row only tells whether another page follows.
-  const rows = await withTenant(pool, tenant, (client) => subscriptionsInCreationOrder(client, query.limit + 1, after));
+  const rows = await withTenant(pool, tenant, (client) => subscriptionsInCreationOrder(client, query.limit + 1, after, order));
   const items = rows.slice(0, query.limit);
   const last = items.at(-1);
   const metadata = {
@@ -189,7 +196,19 @@ async function subscriptionStates(client: pg.ClientBase, subscriptionIds: readon
 }
 
 /** What the delivery machinery asks of the lead API about its subscriptions. */
-export const deliveryHooks: DeliverySourceHooks = { scope: SUBSCRIPTION_SCOPE, lockGone, onGone: disableGone, subscriptionStates };
+export const deliveryHooks: DeliverySourceHooks = {
+  scope: SUBSCRIPTION_SCOPE,
+  lockGone,
+  onGone: disableGone,
+  subscriptionStates,
+  eventOf: leadEventOf,
+};
+
+/** A notification's event: the lead it carries. */
+function leadEventOf(payload: unknown): DeliveryEvent | null {
+  const leadId = (payload as { metadata?: { leadId?: unknown } } | null)?.metadata?.leadId;
+  return typeof leadId === 'string' ? { name: 'lead', subjectType: 'lead', subjectId: leadId } : null;
+}
 
 // ---- test events ----
 
@@ -224,7 +243,7 @@ export async function sendTestEvent(pool: pg.Pool, tenant: Tenant, id: string): 
   return withTenant(pool, tenant, async (client) => {
     const deliveryId = await insertTestNotification(client, id, sampleLead(tenant));
     if (deliveryId === undefined) throw subscriptionNotFound(id);
-    const delivery = await deliveryDetail(client, deliveryId, { source: DELIVERY_SOURCE });
+    const delivery = await deliveryDetail(client, deliveryId, { source: DELIVERY_SOURCE }, (_source, payload) => leadEventOf(payload));
     if (!delivery) throw new Error(`the test delivery ${deliveryId} is not readable in its own transaction`);
     return delivery;
   });

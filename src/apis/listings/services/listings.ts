@@ -168,10 +168,16 @@ function decodePageToken(token: string): number {
   return seq;
 }
 
-export async function listListings(pool: pg.Pool, tenant: TenantScope, nextPageToken: string | undefined): Promise<ListingPage> {
-  const after = nextPageToken === undefined ? 0 : decodePageToken(nextPageToken);
+/** A page of the tenant's listings: oldest first (the API's order), or newest first (the console's). */
+export async function listListings(
+  pool: pg.Pool,
+  tenant: TenantScope,
+  nextPageToken: string | undefined,
+  order: 'oldest' | 'newest' = 'oldest',
+): Promise<ListingPage> {
+  const after = nextPageToken === undefined ? undefined : decodePageToken(nextPageToken);
   // One row more than a page: it only tells whether another page follows.
-  const rows = await withTenant(pool, tenant, (client) => listingIdsAfter(client, tenant, after, PAGE_SIZE + 1));
+  const rows = await withTenant(pool, tenant, (client) => listingIdsAfter(client, tenant, after, PAGE_SIZE + 1, order));
   const page = rows.slice(0, PAGE_SIZE);
   const last = page.at(-1);
   return {
