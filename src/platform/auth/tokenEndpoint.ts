@@ -103,11 +103,17 @@ async function authenticateClient(pool: pg.Pool, context: TokenContext, address:
   }
   const clientId = context.basic?.clientId ?? context.params.client_id;
   const secret = context.basic?.secret ?? context.params.client_secret;
-  if (clientId === undefined) throw new OAuthError('invalid_request', 'client_id is required');
+  // RFC 6749 section 5.2 counts "no client authentication included" as invalid_client. With nothing
+  // sent at all, the challenge names the scheme this endpoint supports besides the body; a client
+  // that sent part of its credentials in the body chose the body, and gets none (as above).
+  if (!context.basic && !inBody) {
+    throw new OAuthError('invalid_client', 'client authentication is missing: send client_id and client_secret', BASIC_CHALLENGE);
+  }
+  if (clientId === undefined) throw new OAuthError('invalid_client', 'client authentication is missing: client_id is required');
   if (context.basic && context.params.client_id !== undefined && context.params.client_id !== clientId) {
     throw new OAuthError('invalid_request', 'client_id in the body differs from the Basic credentials');
   }
-  if (secret === undefined) throw new OAuthError('invalid_request', 'client_secret is required');
+  if (secret === undefined) throw new OAuthError('invalid_client', 'client authentication is missing: client_secret is required');
   return verifyClientCredentials(pool, { clientId, secret }, address, limits, context.basic ? BASIC_CHALLENGE : {});
 }
 
