@@ -105,6 +105,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await installRateLimiting(app, pool);
   await installOpenApi(app, config.publicUrl, deps.apis);
 
+  // A browser pointed at the server's URL lands on the console instead of a 404 (HEAD too, as Fastify exposes it).
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console', 302));
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {
     const faults: string[] = [];

@@ -33,6 +33,8 @@ import { messageOf } from './platform/caught.js';
 import type { ApiDescriptor, Environment } from './platform/catalogue.js';
 import { runDemo } from './demo.js';
 import { withoutTrailingSlashes } from './platform/text.js';
+import { latestPublicUrl } from './platform/listeners.js';
+import { embeddedClusterExists } from './platform/db/embedded.js';
 import { API_CHOICES, TokenError, apiNamed, mintToken, requestToken, type WantedToken } from './cliTokens.js';
 
 class CliError extends Error {}
@@ -343,9 +345,20 @@ export function buildCli(): Command {
       );
     });
   program
+    .command('url')
+    .description(
+      'print the base URL (PUBLIC_URL) of the running server: PUBLIC_URL when set, else the one the server started last on this database (DATA_DIR or DATABASE_URL) recorded, else http://HOST:PORT',
+    )
+    .action(async () => {
+      const config = loadConfig();
+      const url = config.publicUrlGiven ? config.publicUrl : await withDatabase(config, (pool) => recordedOr(pool, config));
+      print(json(), { url }, () => url);
+    });
+
+  program
     .command('token')
     .description(
-      "print an access token: with --client and --secret asked of the running server's /oauth/token; without --secret minted through the database (DATA_DIR or DATABASE_URL) for --client, or for the only client that may get it",
+      "print an access token: with --client and --secret asked of the running server's /oauth/token; without --secret minted through the database (DATA_DIR or DATABASE_URL) for --client, or for the only client that may get it, or the same token again while it is valid for more than an hour",
     )
     .addOption(new Option('--api <api>', 'the API').choices(API_CHOICES).makeOptionMandatory())
     .addOption(new Option('--env <environment>', 'the environment').choices(['sandbox', 'production']).default('sandbox'))
@@ -353,15 +366,19 @@ export function buildCli(): Command {
     .option('--client <id>', 'the client')
     .option('--secret <secret>', "the client's secret")
     .option('--scope <scopes>', 'space-separated scopes (default: every scope the client holds for the API)')
-    .option('--url <url>', "the server's PUBLIC_URL (default: PUBLIC_URL, or http://HOST:PORT)")
+    .option('--url <url>', URL_OPTION)
     .action(async (options: TokenOptions) => {
       const config = loadConfig();
-      const wanted = wantedToken(options, config);
+      const given = givenUrl(options.url, config);
       if (options.secret !== undefined && options.client === undefined) throw new CliError('--secret needs --client');
+      const { client, secret } = options;
       const answer =
-        options.client !== undefined && options.secret !== undefined
-          ? await requestToken(wanted, { clientId: options.client, secret: options.secret })
-          : (await withDatabase(config, (pool) => mintToken(pool, config, wanted, options.client))).answer;
+        client !== undefined && secret !== undefined
+          ? await requestToken(wantedToken(options, given ?? (await lookedUpUrl(config))), { clientId: client, secret })
+          : await withDatabase(config, async (pool) => {
+              const wanted = wantedToken(options, given ?? (await recordedOr(pool, config)));
+              return (await mintToken(pool, config, wanted, client)).answer;
+            });
       print(json(), answer, () => answer.access_token);
     });
 
@@ -370,22 +387,20 @@ export function buildCli(): Command {
     .description(
       "walk the three APIs of a running server in its sandbox with the files of examples/, printing each step, its request and its answer; tokens as immogate token gets them (--client and --secret, or minted through the server's database)",
     )
-    .option('--url <url>', "the server's PUBLIC_URL (default: PUBLIC_URL, or http://HOST:PORT)")
+    .option('--url <url>', URL_OPTION)
     .option('--agency <id>', 'the intermediary (agency) to act for', DEMO_INTERMEDIARY)
     .option('--client <id>', 'the client')
     .option('--secret <secret>', "the client's secret")
     .action(async (options: { url?: string; agency: string; client?: string; secret?: string }) => {
       const config = loadConfig();
-      const url = serverUrl(options.url, config);
+      const given = givenUrl(options.url, config);
       if (options.secret !== undefined && options.client === undefined) throw new CliError('--secret needs --client');
-      await fetch(`${url}/ready`).then(
-        (response) => response.arrayBuffer(),
-        (error: unknown) => {
-          throw new CliError(`no immogate answers at ${url} (${messageOf(error)}): start one (immogate start --dev) or give its --url`);
-        },
-      );
-      const wanted = (api: ApiDescriptor): WantedToken => ({ api, environment: 'sandbox', agency: options.agency, url });
-      const walk = (token: (api: ApiDescriptor) => Promise<string>) =>
+      // A server not answering at a URL given is told before any database is opened for the tokens.
+      if (given !== undefined) await checkAnswers(given);
+      const wanted =
+        (url: string) =>
+        (api: ApiDescriptor): WantedToken => ({ api, environment: 'sandbox', agency: options.agency, url });
+      const walk = (url: string, token: (api: ApiDescriptor) => Promise<string>) =>
         runDemo({
           url,
           agency: options.agency,
@@ -394,12 +409,18 @@ export function buildCli(): Command {
           colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
         });
       const { client, secret } = options;
-      const failures =
-        client !== undefined && secret !== undefined
-          ? await walk(async (api) => (await requestToken(wanted(api), { clientId: client, secret })).access_token)
-          : await withDatabase(config, (pool) =>
-              walk(async (api) => (await mintToken(pool, config, wanted(api), client)).answer.access_token),
-            );
+      let failures: number;
+      if (client !== undefined && secret !== undefined) {
+        const url = given ?? (await lookedUpUrl(config));
+        if (given === undefined) await checkAnswers(url);
+        failures = await walk(url, async (api) => (await requestToken(wanted(url)(api), { clientId: client, secret })).access_token);
+      } else {
+        failures = await withDatabase(config, async (pool) => {
+          const url = given ?? (await recordedOr(pool, config));
+          if (given === undefined) await checkAnswers(url);
+          return walk(url, async (api) => (await mintToken(pool, config, wanted(url)(api), client)).answer.access_token);
+        });
+      }
       if (failures > 0) throw new CliError(`${failures} step(s) of the demo were not answered as expected`);
     });
 
@@ -463,8 +484,11 @@ interface TokenOptions {
   url?: string;
 }
 
-function serverUrl(url: string | undefined, config: Config): string {
-  if (url === undefined) return config.publicUrl;
+const URL_OPTION = "the server's PUBLIC_URL (default: PUBLIC_URL when set, else the URL of the running server, else http://HOST:PORT)";
+
+/** The URL of --url, checked, or PUBLIC_URL when it is set: what the operator said, before any lookup. */
+function givenUrl(url: string | undefined, config: Config): string | undefined {
+  if (url === undefined) return config.publicUrlGiven ? config.publicUrl : undefined;
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -475,13 +499,36 @@ function serverUrl(url: string | undefined, config: Config): string {
   return withoutTrailingSlashes(parsed.toString());
 }
 
-function wantedToken(options: TokenOptions, config: Config): WantedToken {
+/** The PUBLIC_URL the server started last on this database recorded, or http://HOST:PORT. */
+async function recordedOr(pool: Pool, config: Config): Promise<string> {
+  return (await latestPublicUrl(pool)) ?? config.publicUrl;
+}
+
+/**
+ * recordedOr for a command that needs no database of its own (a token asked with a secret): a
+ * database is opened only when there is one to ask, else http://HOST:PORT as before.
+ */
+async function lookedUpUrl(config: Config): Promise<string> {
+  if (config.databaseUrl === undefined && !embeddedClusterExists(config.dataDir)) return config.publicUrl;
+  return withDatabase(config, (pool) => recordedOr(pool, config));
+}
+
+async function checkAnswers(url: string): Promise<void> {
+  await fetch(`${url}/ready`).then(
+    (response) => response.arrayBuffer(),
+    (error: unknown) => {
+      throw new CliError(`no immogate answers at ${url} (${messageOf(error)}): start one (immogate start --dev) or give its --url`);
+    },
+  );
+}
+
+function wantedToken(options: TokenOptions, url: string): WantedToken {
   return {
     api: apiNamed(options.api),
     environment: options.env,
     agency: options.agency,
     scope: options.scope,
-    url: serverUrl(options.url, config),
+    url,
   };
 }
 

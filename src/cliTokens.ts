@@ -4,7 +4,7 @@
  * the database for one of its clients, with the endpoint's own checks and its issuance recorded.
  * The second is the operator's way, for whoever can open the database and its sealed signing key
  * (DATA_DIR or DATABASE_URL, and the secrets key): client secrets are stored hashed, so the demo
- * client's cannot be read back.
+ * client's cannot be read back. It reuses its tokens, as the review asks of every client.
  */
 import type { Config } from './config.js';
 import { messageOf } from './platform/caught.js';
@@ -97,7 +97,17 @@ function chooseClient(clients: readonly Client[], wanted: WantedToken, clientId:
   );
 }
 
-/** A token minted through the database for `clientId`, or for the only client that may get it. */
+/**
+ * A token handed out again rather than a new one only while it has this long to live: enough for
+ * a walkthrough or a script started with it, which would otherwise fail halfway on an expired token.
+ */
+export const REUSE_MIN_SECONDS = 3600;
+
+/**
+ * A token minted through the database for `clientId`, or for the only client that may get it; or
+ * the one minted before for the same client, API, environment, agency and scopes, signed again,
+ * while it is valid for REUSE_MIN_SECONDS more and not revoked (grantToken).
+ */
 export async function mintToken(
   pool: Pool,
   config: Config,
@@ -111,7 +121,8 @@ export async function mintToken(
   const keys = await KeyStore.open(pool, sealerFor(config));
   const params: Record<string, string> = { intermediary_id: wanted.agency, ...(wanted.scope === undefined ? {} : { scope: wanted.scope }) };
   try {
-    return { answer: await grantToken(pool, keys, wanted.url, client, audienceOf(wanted), params), clientId: client.clientId };
+    const answer = await grantToken(pool, keys, wanted.url, client, audienceOf(wanted), params, { reuseForSeconds: REUSE_MIN_SECONDS });
+    return { answer, clientId: client.clientId };
   } catch (error) {
     if (error instanceof OAuthError) throw new TokenError(`${client.clientId}: ${error.description}`);
     throw error;

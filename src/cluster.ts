@@ -100,6 +100,8 @@ class Primary {
   private stopping = false;
   private signals = 0;
   private exitCode = 0;
+  /** The sandbox client a first start created, until a process listens and it is printed. */
+  private firstRun: { clientId: string; secret: string } | undefined;
 
   constructor(
     private readonly config: Config,
@@ -133,8 +135,8 @@ class Primary {
     try {
       const applied = await prepareDatabase(pool);
       if (applied.length > 0) this.logger.info({ applied }, 'migrations applied');
-      const demo = await ensureDemoClient(pool);
-      if (demo) process.stdout.write(`${firstRunMessage(this.config, demo)}\n`);
+      // Told once the first process listens (fork), so that its curl line works when read.
+      this.firstRun = await ensureDemoClient(pool);
       const { rows } = await pool.query<{ max: number }>(
         "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS max",
       );
@@ -162,6 +164,8 @@ class Primary {
     child.on('message', (message) => {
       if (message !== READY) return;
       entry.ready = true;
+      if (this.firstRun) process.stdout.write(`${firstRunMessage(this.config, this.firstRun)}\n`);
+      this.firstRun = undefined;
       if (!this.started && [...this.children.values()].every((other) => other.ready) && this.children.size === this.processes) {
         this.started = true;
         this.logger.info(

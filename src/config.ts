@@ -15,6 +15,8 @@ export interface Config {
   readonly port: number;
   /** Absolute base URL clients use; the token audiences are derived from it. No trailing slash. */
   readonly publicUrl: string;
+  /** Whether PUBLIC_URL was set, rather than derived from HOST and PORT: the CLI then looks up no recorded server URL. */
+  readonly publicUrlGiven: boolean;
   readonly dataDir: string;
   /** External PostgreSQL; when absent an embedded one is started under `dataDir`. */
   readonly databaseUrl: string | undefined;
@@ -263,6 +265,7 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
     host,
     port,
     publicUrl: publicUrl(env, host, port),
+    publicUrlGiven: env.PUBLIC_URL !== undefined && env.PUBLIC_URL !== '',
     dataDir: path.resolve(env.DATA_DIR === undefined || env.DATA_DIR === '' ? 'data' : env.DATA_DIR),
     databaseUrl: databaseUrl(env),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),

@@ -23,6 +23,7 @@ import { PLATFORM_TASKS } from './platform/work/tasks.js';
 import { startWorker, type Worker } from './platform/work/worker.js';
 import { messageOf, codeOf } from './platform/caught.js';
 import { tightenDataDir } from './platform/dataDir.js';
+import { recordListening } from './platform/listeners.js';
 
 export interface Database {
   url: string;
@@ -189,8 +190,11 @@ export async function startServices(
   const pools: Pool[] = [];
   let app: FastifyInstance | undefined;
   let worker: Worker | undefined;
+  let forgetListening: (() => Promise<void>) | undefined;
   // Order matters: drain requests, let running work finish, then close connections and the database.
   const cleanup = async () => {
+    // First, so that the CLI stops naming a server that is going away; a database already gone keeps the row.
+    await forgetListening?.().catch((error: unknown) => logger.warn({ err: error }, 'could not remove the record of this server'));
     await app?.close();
     await worker?.stop();
     await Promise.allSettled(pools.map((pool) => pool.end()));
@@ -205,8 +209,6 @@ export async function startServices(
     const sealer = sealerFor(config);
     const { sealed } = await sealStoredSecrets(pool, sealer, sealedColumnsOf(modules));
     if (sealed > 0) logger.info({ sealed }, 'sealed the secrets an earlier version stored in clear');
-    const demo = roles.server ? await ensureDemoClient(pool) : undefined;
-    if (demo) (options.onFirstRun ?? ((message) => process.stdout.write(`${message}\n`)))(firstRunMessage(config, demo));
 
     const streams = [deliveryStream({ sources: deliverySourcesOf(modules) }), ...modules.flatMap((module) => module.streams ?? [])];
     let address: string | undefined;
@@ -217,6 +219,11 @@ export async function startServices(
         throw listenError(error, config);
       });
       logger.info({ address, publicUrl: config.publicUrl, database: database.description }, 'immogate listening');
+      forgetListening = await recordListening(pool, config.publicUrl);
+      // Only now: the curl line it prints works the moment it is read, and a start that cannot
+      // listen leaves no client behind whose secret nobody saw.
+      const demo = await ensureDemoClient(pool);
+      if (demo) (options.onFirstRun ?? ((message) => process.stdout.write(`${message}\n`)))(firstRunMessage(config, demo));
     }
     if (roles.worker) {
       // A pool of its own: work never takes connections from requests.

@@ -2,6 +2,7 @@
  * The immogate command: clients and their report, errors and exit codes, migrate.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
@@ -22,9 +23,10 @@ import {
   type TestDatabase,
   type TestServer,
   REPO_ROOT,
+  startTestServer,
   useServer,
 } from './helpers.js';
-import { runCli, temporaryDataDir, type CliResult } from './processes.js';
+import { childEnv, runCli, temporaryDataDir, type CliResult } from './processes.js';
 
 const STACK_TRACE = /^\s+at /m;
 
@@ -496,6 +498,19 @@ describe('immogate without a command, --version', () => {
       assert.deepEqual(await cli([flag]), { code: 0, stdout: `${manifest.version}\n`, stderr: '' });
     }
   });
+
+  it('the command npm links (package.json bin) is executable after a clean build, runs as is, and is packed', async () => {
+    // This runs after npm test's clean build, which writes dist/ anew: the bin must be no file of dist/.
+    const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+    const bin = path.join(REPO_ROOT, manifest.bin.immogate);
+    assert.equal(path.relative(REPO_ROOT, bin).split(path.sep)[0], 'bin');
+    assert.equal(fs.statSync(bin).mode & 0o111, 0o111);
+    const version = await new Promise<CliResult>((resolve) =>
+      execFile(bin, ['--version'], { env: childEnv({}) }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr })),
+    );
+    assert.deepEqual(version, { code: 0, stdout: `${manifest.version}\n`, stderr: '' });
+    assert.ok(manifest.files.includes('bin'), 'the bin is in the package');
+  });
 });
 
 describe('immogate errors', () => {
@@ -655,18 +670,81 @@ describe('immogate token', () => {
     assert.equal(await call('/sandbox/seeker-leads/v1/leads?minDate=0&maxDate=1', answer.access_token), 200);
   });
 
-  it('without --secret mints through the database for the only client that may get it, recording the issuance', async () => {
-    const count = async () =>
-      (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM token_issuance WHERE client_id = $1', [first.clientId]))
-        .rows[0]?.n;
-    const before = await count();
+  const issued = async (clientId: string) =>
+    (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM token_issuance WHERE client_id = $1', [clientId])).rows[0]?.n ??
+    0;
+  const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
+
+  it('without --secret mints through the database for the only client that may get it, recording the issuance once', async () => {
+    const before = await issued(first.clientId);
+    const tokens: string[] = [];
     for (const args of [[], ['--client', first.clientId]]) {
       const result = await cli(['token', '--api', 'caas', '--agency', 'agency-t', '--url', server.base, ...args]);
       assert.equal(result.stderr, '');
       assert.equal(result.code, 0);
       assert.equal(await call('/sandbox/caas/v4/classifieds', result.stdout.trim()), 200);
+      tokens.push(result.stdout.trim());
     }
-    assert.equal(await count(), (before ?? 0) + 2);
+    // The second is the first token signed again: one issuance, as a client that reuses its token.
+    assert.equal(await issued(first.clientId), before + 1);
+    assert.deepEqual(claims(tokens[1] ?? ''), claims(tokens[0] ?? ''));
+  });
+
+  it('reuses its token for the same client, API, environment, agency and scopes only, while valid for more than an hour and not revoked', async () => {
+    const reviewed = await makeClient(server.pool, ['agency-r', 'agency-s'], ['caas:*', 'leads:*'], ['sandbox', 'production']);
+    const mint = async (...args: string[]) => {
+      const result = await cli([
+        'token',
+        '--api',
+        'caas',
+        '--agency',
+        'agency-r',
+        '--client',
+        reviewed.clientId,
+        '--url',
+        server.base,
+        '--json',
+        ...args,
+      ]);
+      assert.equal(result.stderr, '');
+      assert.equal(result.code, 0);
+      const answer = JSON.parse(result.stdout) as { access_token: string; expires_in: number; scope: string };
+      return { ...answer, jti: claims(answer.access_token).jti };
+    };
+    const first = await mint();
+    assert.equal(first.expires_in, 86400);
+    const again = await mint();
+    assert.equal(again.jti, first.jti);
+    assert.ok(again.expires_in <= 86400 && again.expires_in > 86300, String(again.expires_in));
+    assert.deepEqual({ ...claims(again.access_token) }, claims(first.access_token));
+    assert.equal(await issued(reviewed.clientId), 1);
+    // Each other claim is another token.
+    const others = [
+      await mint('--env', 'production'),
+      await mint('--agency', 'agency-s'),
+      await mint('--scope', 'caas:classifieds:read'),
+      await mint('--api', 'leads'),
+      await mint('--url', `${server.base}/`.replace('127.0.0.1', 'localhost')),
+    ];
+    assert.equal(new Set([first.jti, ...others.map((other) => other.jti)]).size, 6);
+    assert.equal(await issued(reviewed.clientId), 6);
+    // An hour or less to live: a new one, which is then the one reused.
+    await server.pool.query('UPDATE cli_tokens SET exp = extract(epoch FROM now())::bigint + 3600 WHERE jti = $1', [first.jti]);
+    const fresh = await mint();
+    assert.notEqual(fresh.jti, first.jti);
+    assert.equal((await mint()).jti, fresh.jti);
+    // Revoked by a rotation: a new one, of the new generation, which works.
+    assert.equal((await cli(['clients', 'rotate-secret', reviewed.clientId, '--revoke-tokens'])).code, 0);
+    const after = await mint();
+    assert.notEqual(after.jti, fresh.jti);
+    assert.equal(claims(after.access_token).token_generation, 1);
+    assert.equal(await call('/sandbox/caas/v4/classifieds', after.access_token), 200);
+    assert.equal(await issued(reviewed.clientId), 8);
+    const report = (await cliJson(['clients', 'report'])) as { clientId: string; tokens: number; reusesTokens: boolean }[];
+    assert.deepEqual(
+      report.filter((row) => row.clientId === reviewed.clientId).map((row) => [row.tokens, row.reusesTokens]),
+      [[8, true]],
+    );
   });
 
   it('errors: exit 1, the reason on stderr, nothing on stdout', async () => {
@@ -727,6 +805,69 @@ describe('immogate token', () => {
       assert.equal(result.code, 2);
       assert.equal(result.stdout, '');
       assert.ok(result.stderr.startsWith(`${message}\n`), result.stderr);
+    }
+  });
+});
+
+describe('immogate url, and the server token and demo find without --url', () => {
+  const JWT = /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/;
+
+  it('url prints the PUBLIC_URL the running server recorded (a port other than 8080), PUBLIC_URL when set', async () => {
+    assert.notEqual(new URL(server.base).port, '8080');
+    assert.deepEqual(await cli(['url']), { code: 0, stdout: `${server.base}\n`, stderr: '' });
+    assert.deepEqual(await cli(['url', '--json']), { code: 0, stdout: `${JSON.stringify({ url: server.base }, null, 2)}\n`, stderr: '' });
+    assert.deepEqual(await cli(['url'], { PUBLIC_URL: 'https://immogate.example.org/' }), {
+      code: 0,
+      stdout: 'https://immogate.example.org\n',
+      stderr: '',
+    });
+  });
+
+  it('token without --url: minted for, and asked of, the running server; --url and PUBLIC_URL come first', async () => {
+    const client = await makeClient(server.pool, ['agency-u'], ['caas:*'], ['sandbox']);
+    const call = async (token: string) =>
+      (await http('GET', `${server.base}/sandbox/caas/v4/classifieds`, { headers: { authorization: `Bearer ${token}` } })).status;
+    const minted = await cli(['token', '--api', 'caas', '--agency', 'agency-u']);
+    assert.equal(minted.stderr, '');
+    assert.match(minted.stdout.trim(), JWT);
+    assert.equal(await call(minted.stdout.trim()), 200);
+    const asked = await cli(['token', '--api', 'caas', '--agency', 'agency-u', '--client', client.clientId, '--secret', client.secret]);
+    assert.equal(asked.stderr, '');
+    assert.equal(await call(asked.stdout.trim()), 200);
+    // PUBLIC_URL set: the token is of that issuer, which this server refuses.
+    const elsewhere = await cli(['token', '--api', 'caas', '--agency', 'agency-u'], { PUBLIC_URL: 'https://immogate.example.org' });
+    assert.equal(elsewhere.code, 0, elsewhere.stderr);
+    assert.equal(await call(elsewhere.stdout.trim()), 401);
+    const down = `http://127.0.0.1:${await freePort()}`;
+    assert.deepEqual(
+      await cli(['token', '--api', 'caas', '--agency', 'agency-u', '--client', client.clientId, '--secret', client.secret, '--url', down], {
+        PUBLIC_URL: server.base,
+      }),
+      { code: 1, stdout: '', stderr: `immogate: no immogate answers at ${down}: connect ECONNREFUSED ${down.slice('http://'.length)}\n` },
+    );
+  });
+
+  it('with two servers on one database, the one started last; once it stops, the other again', async () => {
+    const second = await startTestServer(fixture.database);
+    try {
+      assert.notEqual(second.base, server.base);
+      assert.deepEqual(await cli(['url']), { code: 0, stdout: `${second.base}\n`, stderr: '' });
+    } finally {
+      await second.close();
+    }
+    assert.deepEqual(await cli(['url']), { code: 0, stdout: `${server.base}\n`, stderr: '' });
+  });
+
+  it('without a recorded server: http://HOST:PORT', async () => {
+    const database = await createTestDatabase();
+    try {
+      assert.deepEqual(await runCli(['url'], { DATABASE_URL: database.url, PORT: '9123' }), {
+        code: 0,
+        stdout: 'http://127.0.0.1:9123\n',
+        stderr: '',
+      });
+    } finally {
+      await database.drop();
     }
   });
 });

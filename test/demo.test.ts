@@ -3,10 +3,11 @@
  * outcomes of the example classifieds, the lead at the demo's own receiver; colour only when asked.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { before, describe, it } from 'node:test';
 import { runDemo } from '../src/demo.js';
-import { freePort, getToken, makeClient, type TestServer, useServer } from './helpers.js';
-import { runCli } from './processes.js';
+import { REPO_ROOT, freePort, getToken, makeClient, type TestServer, useServer } from './helpers.js';
+import { childEnv, runCli } from './processes.js';
 
 const fixture = useServer({ worker: true, config: { dev: true } });
 let server: TestServer;
@@ -44,8 +45,12 @@ describe('immogate demo', () => {
       result.stdout,
       /^ {2}201 \{"requestId":"[0-9a-f-]{36}","listingId":"[0-9a-f-]{36}","externalListingId":"B-1001-[0-9a-f]{6}"/m,
     );
-    // A second run on the same data works too: its estate ids and media URLs are its own.
-    assert.equal((await runCli(['demo', '--url', server.base], { DATABASE_URL: fixture.database.url })).code, 0);
+    // A second run on the same data works too: its estate ids and media URLs are its own. Without
+    // --url, it walks the server that recorded its URL in the database (on a port other than 8080).
+    const again = await runCli(['demo'], { DATABASE_URL: fixture.database.url });
+    assert.equal(again.code, 0, again.stdout);
+    assert.notEqual(new URL(server.base).port, '8080');
+    assert.equal(again.stdout.split('\n').filter((line) => line.startsWith('> ')).length, 18, again.stdout);
   });
 
   it('in colour when asked, each status coloured by its outcome', async () => {
@@ -76,6 +81,20 @@ describe('immogate demo', () => {
     );
     assert.equal(result.stderr, '');
     assert.equal(result.code, 0, result.stdout);
+  });
+
+  it('npm run demo runs immogate demo, passing on its options', async () => {
+    const down = `http://127.0.0.1:${await freePort()}`;
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+      execFile('npm', ['run', '--silent', 'demo', '--', '--url', down], { cwd: REPO_ROOT, env: childEnv({}) }, (error, _stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr }),
+      ),
+    );
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr,
+      `immogate: no immogate answers at ${down} (fetch failed): start one (immogate start --dev) or give its --url\n`,
+    );
   });
 
   it('no server at --url: exit 1 with what to do', async () => {

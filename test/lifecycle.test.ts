@@ -61,8 +61,12 @@ describe('npm start with the embedded PostgreSQL', () => {
 
   it('first start: initialises the database, prints a sandbox client and a curl line that gets a token', STEP, async () => {
     server = await start(['start'], embeddedEnv());
-    await waitReady(server);
     await waitUntil('the curl line', () => server.stdout.includes('  curl -s'), server);
+    // Printed once the server listens: what is copied at once works.
+    assert.equal((await http('GET', `${server.base}/health`)).status, 200);
+    const listening = server.stdout.indexOf('"msg":"immogate listening"');
+    assert.ok(listening >= 0 && listening < server.stdout.indexOf('First start:'), server.stdout);
+    await waitReady(server);
     const message =
       /^First start: created a sandbox client with every scope, acting for intermediary "demo-agency"\.\n {2}client_id: {5}(ig_[0-9a-f]{24})\n {2}client_secret: (\S+)\nThe secret is shown only now\. Get a token with:\n {2}curl -s -X POST (\S+) -H 'Content-Type: application\/json' -d '(\{[^']*\})'$/m.exec(
         server.stdout,
@@ -115,6 +119,16 @@ describe('npm start with the embedded PostgreSQL', () => {
     assert.equal(alive(postgresPid), true);
     assert.equal(await isReady(server), true);
     assert.equal((await tokenRequest(server.base, demo.clientId, demo.secret)).status, 200);
+  });
+
+  it('immogate url and token find the server of DATA_DIR without --url or PORT', STEP, async () => {
+    assert.deepEqual(await runCli(['url'], embeddedEnv()), { code: 0, stdout: `${server.base}\n`, stderr: '' });
+    const token = await runCli(['token', '--api', 'caas', '--agency', 'demo-agency'], embeddedEnv());
+    assert.equal(token.stderr, '');
+    const classifieds = await http('GET', `${server.base}/sandbox/caas/v4/classifieds`, {
+      headers: { authorization: `Bearer ${token.stdout.trim()}` },
+    });
+    assert.equal(classifieds.status, 200);
   });
 
   it('SIGTERM: exits 0 and stops the embedded database', STEP, async () => {

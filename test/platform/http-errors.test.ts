@@ -371,6 +371,20 @@ describe('body, content type and routing problems', () => {
     }
   });
 
+  it('GET / and HEAD / redirect (302) to the console', async () => {
+    for (const method of ['GET', 'HEAD']) {
+      const response = await fetch(`${server.base}/`, { method, redirect: 'manual' });
+      assert.equal(response.status, 302, method);
+      assert.equal(response.headers.get('location'), '/console', method);
+      assert.equal(await response.text(), '', method);
+    }
+    const followed = await fetch(`${server.base}/`);
+    assert.equal(followed.url, `${server.base}/console`);
+    assert.equal(followed.status, 200);
+    assert.equal(followed.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.match(await followed.text(), /^<!doctype html>/i);
+  });
+
   it('a known path with another method is a 405 problem with Allow', async () => {
     const result = await http('DELETE', caas('/probe'), { headers: auth() });
     assertProblem(result, 405, {

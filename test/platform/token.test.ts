@@ -138,12 +138,18 @@ describe('POST /oauth/token', () => {
         oauthError('invalid_client', 'client authentication failed'),
       ],
       ['a wrong secret', () => tokenRequest({ client_secret: 'wrong' }), 401, oauthError('invalid_client', 'client authentication failed')],
-      ['a missing client_id', () => tokenRequest({ client_id: undefined }), 400, oauthError('invalid_request', 'client_id is required')],
+      // RFC 6749 section 5.2: no client authentication included is invalid_client, 401.
+      [
+        'a missing client_id',
+        () => tokenRequest({ client_id: undefined }),
+        401,
+        oauthError('invalid_client', 'client authentication is missing: client_id is required'),
+      ],
       [
         'a missing client_secret',
         () => tokenRequest({ client_secret: undefined }),
-        400,
-        oauthError('invalid_request', 'client_secret is required'),
+        401,
+        oauthError('invalid_client', 'client authentication is missing: client_secret is required'),
       ],
       ['a missing grant_type', () => tokenRequest({ grant_type: undefined }), 400, oauthError('invalid_request', 'grant_type is required')],
       [
@@ -249,6 +255,16 @@ describe('POST /oauth/token', () => {
         result.body,
         oauthError('invalid_request', 'send the client credentials either by HTTP Basic or in the body, not both'),
       );
+    });
+
+    it('no client credentials at all: invalid_client with the Basic challenge, the scheme besides the body', async () => {
+      const result = await http('POST', `${server.base}/oauth/token`, {
+        body: tokenRequest({ client_id: undefined, client_secret: undefined }),
+      });
+      assert.equal(result.status, 401);
+      assert.deepEqual(result.body, oauthError('invalid_client', 'client authentication is missing: send client_id and client_secret'));
+      assert.equal(result.headers.get('www-authenticate'), 'Basic realm="immogate", charset="UTF-8"');
+      assert.equal(result.headers.get('cache-control'), 'no-store');
     });
 
     it('a Basic header with a wrong secret', async () => {

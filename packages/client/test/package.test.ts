@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { REPO_ROOT } from '../../../test/helpers.js';
 import { CLIENT_VERSION } from '../src/index.js';
@@ -25,6 +26,18 @@ function run(command: string, args: string[], cwd: string): string {
 describe('the package', () => {
   it('names its own version in the User-Agent it adds', () => {
     assert.equal(CLIENT_VERSION, manifest.version);
+  });
+
+  it('is built by the build of the repository: imported as @immogate/client in this checkout, from the dist of the workspace', async () => {
+    // A specifier TypeScript does not resolve: the root's tsc runs before the workspace is built.
+    const specifier = '@immogate/client';
+    const built = (await import(specifier)) as Record<string, unknown>;
+    assert.equal(fs.realpathSync(fileURLToPath(import.meta.resolve(specifier))), fs.realpathSync(path.join(PACKAGE, 'dist/index.js')));
+    assert.deepEqual(
+      [built.CLIENT_VERSION, typeof built.ImmogateClient, typeof built.verifyWebhook],
+      [manifest.version, 'function', 'function'],
+    );
+    assert.ok(fs.existsSync(path.join(PACKAGE, 'dist/index.d.ts')));
   });
 
   it('builds, packs its build output only, and is imported and typed through its exports', () => {

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { ALL_SCOPES, ENVIRONMENTS, type Environment } from '../catalogue.js';
 import { hashSecret, newSecret } from './secrets.js';
 import { onlyRow } from '../db/pool.js';
+import type { IssueRequest, TokenTimes } from './tokens.js';
 
 export interface Client {
   clientId: string;
@@ -250,4 +251,32 @@ export async function issuanceReport(pool: pg.Pool, days: number, threshold: num
     reusesTokens: row.max_per_target <= threshold,
     failedAuthentications: row.failures,
   }));
+}
+
+/**
+ * A token the CLI minted for exactly these claims, of the client's current token generation (so
+ * never one revoked since), that stays valid for at least `minSeconds` more; the latest expiring.
+ */
+export async function findCliToken(pool: pg.Pool, wanted: IssueRequest, minSeconds: number): Promise<TokenTimes | undefined> {
+  const { rows } = await pool.query<{ jti: string; iat: string; exp: string }>(
+    `SELECT c.jti, c.iat, c.exp FROM cli_tokens c JOIN token_issuance t USING (jti)
+      WHERE t.client_id = $1 AND t.audience = $2 AND t.intermediary_id = $3 AND t.scope = $4
+        AND c.issuer = $5 AND c.token_generation = $6 AND c.exp > extract(epoch FROM now()) + $7
+      ORDER BY c.exp DESC LIMIT 1`,
+    [wanted.clientId, wanted.audience, wanted.intermediaryId, wanted.scope, wanted.issuer, wanted.tokenGeneration, minSeconds],
+  );
+  const row = rows[0];
+  // bigint columns come back as text from node-postgres; epoch seconds are safe integers.
+  return row ? { jti: row.jti, iat: Number(row.iat), exp: Number(row.exp) } : undefined;
+}
+
+/** What signing a CLI-minted token again needs beyond its issuance record (recorded first). */
+export async function recordCliToken(pool: pg.Pool, issued: IssueRequest & TokenTimes): Promise<void> {
+  await pool.query('INSERT INTO cli_tokens (jti, issuer, token_generation, iat, exp) VALUES ($1, $2, $3, $4, $5)', [
+    issued.jti,
+    issued.issuer,
+    issued.tokenGeneration,
+    issued.iat,
+    issued.exp,
+  ]);
 }

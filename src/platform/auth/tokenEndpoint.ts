@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { audiences, type Audience, type Environment } from '../catalogue.js';
 import type { Metrics } from '../metrics.js';
-import { findActiveClient, recordIssuance, type Client, type ClientCredentials } from './clients.js';
+import { findActiveClient, findCliToken, recordCliToken, recordIssuance, type Client, type ClientCredentials } from './clients.js';
 import type { KeyStore } from './keys.js';
 import { grantsAny, parseScopes } from './scopes.js';
 import { sendNoStore } from '../http/noStore.js';
@@ -103,11 +103,17 @@ async function authenticateClient(pool: pg.Pool, context: TokenContext, address:
   }
   const clientId = context.basic?.clientId ?? context.params.client_id;
   const secret = context.basic?.secret ?? context.params.client_secret;
-  if (clientId === undefined) throw new OAuthError('invalid_request', 'client_id is required');
+  // RFC 6749 section 5.2 counts "no client authentication included" as invalid_client. With nothing
+  // sent at all, the challenge names the scheme this endpoint supports besides the body; a client
+  // that sent part of its credentials in the body chose the body, and gets none (as above).
+  if (!context.basic && !inBody) {
+    throw new OAuthError('invalid_client', 'client authentication is missing: send client_id and client_secret', BASIC_CHALLENGE);
+  }
+  if (clientId === undefined) throw new OAuthError('invalid_client', 'client authentication is missing: client_id is required');
   if (context.basic && context.params.client_id !== undefined && context.params.client_id !== clientId) {
     throw new OAuthError('invalid_request', 'client_id in the body differs from the Basic credentials');
   }
-  if (secret === undefined) throw new OAuthError('invalid_request', 'client_secret is required');
+  if (secret === undefined) throw new OAuthError('invalid_client', 'client authentication is missing: client_secret is required');
   return verifyClientCredentials(pool, { clientId, secret }, address, limits, context.basic ? BASIC_CHALLENGE : {});
 }
 
@@ -211,7 +217,9 @@ export interface TokenAnswer {
  * Steps 4b to 6 and the token, for a client already authenticated (by its secret here, or as the
  * operator's CLI trusts it): the environment, the intermediary of `params.intermediary_id` and the
  * scopes of `params.scope` checked, the token issued (of the client's token generation as read
- * with its credentials) and its issuance recorded.
+ * with its credentials) and its issuance recorded. `reuseForSeconds` (the CLI's): a token minted
+ * this way before for the same claims, valid that much longer, is signed again instead, and counts
+ * as one issuance; clients asking this endpoint keep and reuse their tokens themselves.
  */
 export async function grantToken(
   pool: pg.Pool,
@@ -220,20 +228,27 @@ export async function grantToken(
   client: ClientCredentials,
   audience: Audience,
   params: Record<string, string>,
+  options: { reuseForSeconds?: number } = {},
 ): Promise<TokenAnswer> {
   checkEnvironment(client, audience.environment);
   const intermediaryId = checkIntermediary(client, required(params, 'intermediary_id'));
   const scope = checkScope(params, client.scopes, audience);
-  const { token, jti } = await issueToken(keys, {
+  const request = {
     issuer,
     clientId: client.clientId,
     audience: audience.url,
     intermediaryId,
     scope,
     tokenGeneration: client.tokenGeneration,
-  });
-  await recordIssuance(pool, { jti, clientId: client.clientId, audience: audience.url, intermediaryId, scope });
-  return { access_token: token, expires_in: TOKEN_LIFETIME_SECONDS, token_type: 'Bearer', scope };
+  };
+  const reused = options.reuseForSeconds === undefined ? undefined : await findCliToken(pool, request, options.reuseForSeconds);
+  const issued = await issueToken(keys, request, reused);
+  if (reused) {
+    return { access_token: issued.token, expires_in: reused.exp - Math.floor(Date.now() / 1000), token_type: 'Bearer', scope };
+  }
+  await recordIssuance(pool, { jti: issued.jti, clientId: client.clientId, audience: audience.url, intermediaryId, scope });
+  if (options.reuseForSeconds !== undefined) await recordCliToken(pool, { ...request, ...issued });
+  return { access_token: issued.token, expires_in: TOKEN_LIFETIME_SECONDS, token_type: 'Bearer', scope };
 }
 
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {

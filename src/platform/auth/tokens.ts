@@ -35,9 +35,19 @@ export interface IssueRequest {
   tokenGeneration: number;
 }
 
-export async function issueToken(keys: KeyStore, request: IssueRequest): Promise<{ token: string; jti: string }> {
+/** A token's identity and lifetime: new ones for a new token, an issued token's to sign it again. */
+export interface TokenTimes {
+  jti: string;
+  /** Seconds since the epoch, as the JWT carries them. */
+  iat: number;
+  exp: number;
+}
+
+/** Signs a new token, or with `same` the claims of one issued before again (same jti, iat and exp). */
+export async function issueToken(keys: KeyStore, request: IssueRequest, same?: TokenTimes): Promise<{ token: string } & TokenTimes> {
   const { kid, key } = keys.signingKey();
-  const jti = randomUUID();
+  const iat = same?.iat ?? Math.floor(Date.now() / 1000);
+  const { jti, exp } = same ?? { jti: randomUUID(), exp: iat + TOKEN_LIFETIME_SECONDS };
   const token = await new SignJWT({
     scope: request.scope,
     intermediary_id: request.intermediaryId,
@@ -47,11 +57,11 @@ export async function issueToken(keys: KeyStore, request: IssueRequest): Promise
     .setIssuer(request.issuer)
     .setSubject(request.clientId)
     .setAudience(request.audience)
-    .setIssuedAt()
-    .setExpirationTime(`${TOKEN_LIFETIME_SECONDS}s`)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
     .setJti(jti)
     .sign(key);
-  return { token, jti };
+  return { token, jti, iat, exp };
 }
 
 export class TokenRejected extends Error {}
