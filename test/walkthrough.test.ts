@@ -209,10 +209,19 @@ interface Background {
 
 function background(command: string, env: Record<string, string>): Background {
   const child = spawn('sh', ['-c', `exec ${command}`], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const running: Background = { child, output: '', exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+  // 'close': npm and every process under it that held its output (immogate) have exited.
+  const running: Background = { child, output: '', exited: new Promise((resolve) => child.once('close', (code) => resolve(code))) };
   child.stdout?.on('data', (chunk: Buffer) => (running.output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (running.output += chunk.toString()));
   return running;
+}
+
+async function until(what: string, check: () => boolean, running: Background): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (!check()) {
+    if (running.child.exitCode !== null || Date.now() > deadline) assert.fail(`${what}: not so after 90 s:\n${running.output}`);
+    await sleep(20);
+  }
 }
 
 async function readyAt(base: string, running: Background): Promise<void> {
@@ -231,9 +240,14 @@ async function readyAt(base: string, running: Background): Promise<void> {
   }
 }
 
-/** Ctrl-C, as the Quick start stops a server: npm and immogate get SIGINT, and immogate exits 0. */
+/** Ctrl-C, as the Quick start stops a server: npm and immogate get SIGINT; resolves once all have exited. */
 async function interrupt(running: Background): Promise<number | null> {
-  if (running.child.pid !== undefined && running.child.exitCode === null) process.kill(-running.child.pid, 'SIGINT');
+  const { pid } = running.child;
+  try {
+    if (pid !== undefined) process.kill(-pid, 'SIGINT');
+  } catch {
+    // The group is gone already (an earlier Ctrl-C).
+  }
   return running.exited;
 }
 
@@ -311,15 +325,25 @@ describe('the README, run as written on a random port', () => {
         if (RUN_BY_CI.includes(command)) continue;
         if (SERVERS.includes(command)) {
           const previous = servers.at(-1);
-          if (previous) assert.equal(await interrupt(previous), 0, `the previous server did not stop on Ctrl-C:\n${previous.output}`);
+          if (previous) {
+            // npm itself dies of the SIGINT, as in a terminal; immogate stops and frees its port.
+            await interrupt(previous);
+            assert.equal(await portTaken(port), false, `the previous server did not stop on Ctrl-C:\n${previous.output}`);
+          }
           const server = background(command, env);
           servers.push(server);
-          await readyAt(`http://127.0.0.1:${port}`, server);
           if (command === 'npm start') {
+            await until('the first start prints its sandbox client', () => /client_secret: \S+\n/.test(server.output), server);
             client = demoClientOf(server.output);
-            // The curl line it printed works at once: the message comes when the server listens.
-            assert.match(server.output, new RegExp(`http://127\\.0\\.0\\.1:${port}/oauth/token`));
+            // The curl line it printed works at once, copied as it is: the message comes once the server listens.
+            const curlLine = /^ {2}(curl .*)$/m.exec(server.output)?.[1];
+            assert.ok(curlLine?.includes(`http://127.0.0.1:${port}/oauth/token`), server.output);
+            if (curlLine === undefined) return;
+            const token = await shell.run(curlLine);
+            assert.equal(token.status, 200, token.output);
+            assert.match(token.output, /^\{"access_token":"eyJ[^"]+","expires_in":86400,"token_type":"Bearer","scope":"[^"]+"\}$/);
           }
+          await readyAt(`http://127.0.0.1:${port}`, server);
           continue;
         }
         const result = await shell.run(command, 120_000);
