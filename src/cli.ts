@@ -397,9 +397,13 @@ export function buildCli(): Command {
       if (options.secret !== undefined && options.client === undefined) throw new CliError('--secret needs --client');
       // A server not answering at a URL given is told before any database is opened for the tokens.
       if (given !== undefined) await checkAnswers(given);
-      const wanted =
-        (url: string) =>
-        (api: ApiDescriptor): WantedToken => ({ api, environment: 'sandbox', agency: options.agency, url });
+      const answering = async (lookup: () => Promise<string>) => {
+        if (given !== undefined) return given;
+        const url = await lookup();
+        await checkAnswers(url);
+        return url;
+      };
+      const wanted = (url: string, api: ApiDescriptor): WantedToken => ({ api, environment: 'sandbox', agency: options.agency, url });
       const walk = (url: string, token: (api: ApiDescriptor) => Promise<string>) =>
         runDemo({
           url,
@@ -409,18 +413,15 @@ export function buildCli(): Command {
           colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
         });
       const { client, secret } = options;
-      let failures: number;
-      if (client !== undefined && secret !== undefined) {
-        const url = given ?? (await lookedUpUrl(config));
-        if (given === undefined) await checkAnswers(url);
-        failures = await walk(url, async (api) => (await requestToken(wanted(url)(api), { clientId: client, secret })).access_token);
-      } else {
-        failures = await withDatabase(config, async (pool) => {
-          const url = given ?? (await recordedOr(pool, config));
-          if (given === undefined) await checkAnswers(url);
-          return walk(url, async (api) => (await mintToken(pool, config, wanted(url)(api), client)).answer.access_token);
-        });
-      }
+      const failures =
+        client !== undefined && secret !== undefined
+          ? await answering(() => lookedUpUrl(config)).then((url) =>
+              walk(url, async (api) => (await requestToken(wanted(url, api), { clientId: client, secret })).access_token),
+            )
+          : await withDatabase(config, async (pool) => {
+              const url = await answering(() => recordedOr(pool, config));
+              return walk(url, async (api) => (await mintToken(pool, config, wanted(url, api), client)).answer.access_token);
+            });
       if (failures > 0) throw new CliError(`${failures} step(s) of the demo were not answered as expected`);
     });
 

@@ -135,7 +135,7 @@ class Primary {
     try {
       const applied = await prepareDatabase(pool);
       if (applied.length > 0) this.logger.info({ applied }, 'migrations applied');
-      // Told once the first process listens (fork), so that its curl line works when read.
+      // Told once the first process listens (its READY), so that its curl line works when read.
       this.firstRun = await ensureDemoClient(pool);
       const { rows } = await pool.query<{ max: number }>(
         "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS max",
@@ -153,6 +153,11 @@ class Primary {
     }
   }
 
+  private announceFirstRun(): void {
+    if (this.firstRun) process.stdout.write(`${firstRunMessage(this.config, this.firstRun)}\n`);
+    this.firstRun = undefined;
+  }
+
   private fork(slot: number): void {
     this.restarts.delete(slot);
     if (!this.database) throw new Error('a process was forked before the database was open');
@@ -164,8 +169,7 @@ class Primary {
     child.on('message', (message) => {
       if (message !== READY) return;
       entry.ready = true;
-      if (this.firstRun) process.stdout.write(`${firstRunMessage(this.config, this.firstRun)}\n`);
-      this.firstRun = undefined;
+      this.announceFirstRun();
       if (!this.started && [...this.children.values()].every((other) => other.ready) && this.children.size === this.processes) {
         this.started = true;
         this.logger.info(
@@ -188,6 +192,8 @@ class Primary {
     if (!this.started && !entry.ready) {
       // Dying before it served once, it would die again: this is a failed start, not a crash.
       this.logger.error({ pid, code, signal }, 'a process failed to start: stopping');
+      // The secret is shown once or never: told even so, for the next start to be used with.
+      this.announceFirstRun();
       this.exitCode = 1;
       this.stop();
       return;

@@ -215,15 +215,22 @@ export async function startServices(
     if (roles.server) {
       const keys = await KeyStore.open(pool, sealer);
       app = await buildApp({ config, pool, keys, metrics: createMetrics(pool, streams), logger, apis: modules });
+      // Before listening, so that once /ready answers the CLI finds this server and the first
+      // start's client exists; a start that fails to listen removes the record (cleanup).
+      forgetListening = await recordListening(pool, config.publicUrl);
+      const demo = await ensureDemoClient(pool);
+      const announce = () => {
+        if (demo) (options.onFirstRun ?? ((message) => process.stdout.write(`${message}\n`)))(firstRunMessage(config, demo));
+      };
       address = await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
+        // The secret is shown once or never: told even so, for the next start to be used with.
+        announce();
         throw listenError(error, config);
       });
       logger.info({ address, publicUrl: config.publicUrl, database: database.description }, 'immogate listening');
-      forgetListening = await recordListening(pool, config.publicUrl);
-      // Only now: the curl line it prints works the moment it is read, and a start that cannot
-      // listen leaves no client behind whose secret nobody saw.
-      const demo = await ensureDemoClient(pool);
-      if (demo) (options.onFirstRun ?? ((message) => process.stdout.write(`${message}\n`)))(firstRunMessage(config, demo));
+      // Without awaiting anything first: written (a pipe's writes are synchronous) before any
+      // request is served, so the curl line works the moment it is read, and is there once /ready answers.
+      announce();
     }
     if (roles.worker) {
       // A pool of its own: work never takes connections from requests.

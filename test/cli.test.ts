@@ -711,12 +711,12 @@ describe('immogate token', () => {
       const answer = JSON.parse(result.stdout) as { access_token: string; expires_in: number; scope: string };
       return { ...answer, jti: claims(answer.access_token).jti };
     };
-    const first = await mint();
-    assert.equal(first.expires_in, 86400);
+    const original = await mint();
+    assert.equal(original.expires_in, 86400);
     const again = await mint();
-    assert.equal(again.jti, first.jti);
+    assert.equal(again.jti, original.jti);
     assert.ok(again.expires_in <= 86400 && again.expires_in > 86300, String(again.expires_in));
-    assert.deepEqual({ ...claims(again.access_token) }, claims(first.access_token));
+    assert.deepEqual({ ...claims(again.access_token) }, claims(original.access_token));
     assert.equal(await issued(reviewed.clientId), 1);
     // Each other claim is another token.
     const others = [
@@ -726,12 +726,12 @@ describe('immogate token', () => {
       await mint('--api', 'leads'),
       await mint('--url', `${server.base}/`.replace('127.0.0.1', 'localhost')),
     ];
-    assert.equal(new Set([first.jti, ...others.map((other) => other.jti)]).size, 6);
+    assert.equal(new Set([original.jti, ...others.map((other) => other.jti)]).size, 6);
     assert.equal(await issued(reviewed.clientId), 6);
     // An hour or less to live: a new one, which is then the one reused.
-    await server.pool.query('UPDATE cli_tokens SET exp = extract(epoch FROM now())::bigint + 3600 WHERE jti = $1', [first.jti]);
+    await server.pool.query('UPDATE cli_tokens SET exp = extract(epoch FROM now())::bigint + 3600 WHERE jti = $1', [original.jti]);
     const fresh = await mint();
-    assert.notEqual(fresh.jti, first.jti);
+    assert.notEqual(fresh.jti, original.jti);
     assert.equal((await mint()).jti, fresh.jti);
     // Revoked by a rotation: a new one, of the new generation, which works.
     assert.equal((await cli(['clients', 'rotate-secret', reviewed.clientId, '--revoke-tokens'])).code, 0);
