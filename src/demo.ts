@@ -12,8 +12,6 @@ import { styleText } from 'node:util';
 import { apiById, rootPath, type ApiDescriptor } from './platform/catalogue.js';
 
 const EXAMPLES_DIR = new URL('../../examples/', import.meta.url);
-/** The origin the example files name: the default PUBLIC_URL. */
-const EXAMPLES_ORIGIN = 'http://127.0.0.1:8080';
 const USER_AGENT = 'ImmogateDemo/1.0.0 node/20 immogate/1';
 const BODY_SHOWN = 400;
 
@@ -42,8 +40,9 @@ function member(value: unknown, ...path: string[]): unknown {
   return current;
 }
 
-function exampleJson(name: string, origin: string): unknown {
-  return JSON.parse(fs.readFileSync(new URL(name, EXAMPLES_DIR), 'utf8').replaceAll(EXAMPLES_ORIGIN, origin));
+/** A file of examples/ as it is: its media name the samples by SAMPLES_ORIGIN, answered on any port. */
+function exampleJson(name: string): unknown {
+  return JSON.parse(fs.readFileSync(new URL(name, EXAMPLES_DIR), 'utf8'));
 }
 
 class Walk {
@@ -140,7 +139,7 @@ class Walk {
       ['classified-media-error.json', 'a classified with a lost picture and an error page: ends CREATED_WITH_MEDIA_ERROR'],
       ['classified-refused.json', 'a classified BD refuses (no picture, too small, a short description): ends CREATING_FAILED'],
     ] as const) {
-      const body = this.unique(exampleJson(file, this.options.url));
+      const body = this.unique(exampleJson(file));
       const answer = await this.step(`POST ${what}`, { method: 'POST', url: `${base}/classifieds`, token, body }, 202);
       const id = member(answer.body, 'classifiedId');
       if (typeof id === 'string') created.push({ name: file, id });
@@ -156,7 +155,7 @@ class Walk {
     }
     const first = created[0];
     if (first === undefined) return;
-    const body = this.unique(exampleJson('classified-created.json', this.options.url));
+    const body = this.unique(exampleJson('classified-created.json'));
     await this.step(
       'PUT an update, if nobody changed it meanwhile (If-Match)',
       { method: 'PUT', url: `${base}/classifieds/${first.id}`, token, body, headers: { 'if-match': '"1"' } },
@@ -210,7 +209,7 @@ class Walk {
       { method: 'PUT', url: presigned, bytes: fs.readFileSync(new URL('living-room.jpg', EXAMPLES_DIR)), contentType: 'image/jpeg' },
       200,
     );
-    const listing = exampleJson('berlin-apartment.json', this.options.url);
+    const listing = exampleJson('berlin-apartment.json');
     const estateId = `B-1001-${this.run}`;
     const source = member(listing, 'metadata', 'source');
     if (typeof source === 'object' && source !== null) Reflect.set(source, 'offererEstateId', estateId);
@@ -250,7 +249,7 @@ class Walk {
       const subscriptionId = member(subscription.body, 'subscriptionId');
       if (typeof subscriptionId !== 'string')
         this.note('no subscription: the sandbox of a server started with --dev may reach a receiver on loopback');
-      const lead = exampleJson('lead.json', this.options.url);
+      const lead = exampleJson('lead.json');
       await this.step('POST a lead', { method: 'POST', url: `${base}/leads`, token, body: lead }, 200);
       if (typeof subscriptionId === 'string') {
         for (let i = 0; i < 100 && received.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));

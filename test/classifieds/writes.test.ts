@@ -219,6 +219,19 @@ describe('POST /classifieds', () => {
     acknowledged(await call('POST', '/classifieds', classified({ media: [url] }), {}, '/caas/v4', otherAgencyToken), 1);
   });
 
+  it('names a classified sent again (its offererEstateId and its media both taken) as Duplicated classified', async () => {
+    const body = classified({ media: ['https://cdn.example.org/again/1.jpg'] });
+    const owner = acknowledged(await call('POST', '/classifieds', body), 1);
+    const before = await tableCounts();
+    problem(
+      await call('POST', '/classifieds', body),
+      400,
+      'Duplicated classified',
+      `A classified with offererEstateId "${body.data.metaData.source.offererEstateId}" already exists: classifiedId ${owner}`,
+    );
+    assert.deepEqual(await tableCounts(), before);
+  });
+
   it('refuses the same media url twice in one body', async () => {
     const url = 'https://cdn.example.org/twice.jpg';
     problem(

@@ -80,28 +80,28 @@ describe('the samples over HTTP', () => {
     }
   });
 
-  it('GET /samples/ lists them with their URL under PUBLIC_URL and what each shows', async () => {
+  it('GET /samples/ lists them with their URL under PUBLIC_URL, the URL examples/ names them by, and what each shows', async () => {
     const response = await fetch(`${server.base}/samples/`);
     assert.equal(response.status, 200);
-    const at = (name: string) => `${server.base}/samples/${name}`;
+    const at = (name: string) => ({ url: `${server.base}/samples/${name}`, exampleUrl: `http://samples.immogate.invalid/${name}` });
     assert.deepEqual(await response.json(), {
       samples: [
-        { url: at('living-room.jpg'), status: 200, contentType: 'image/jpeg', shows: 'a picture: CREATED as a PICTURE' },
-        { url: at('kitchen.jpg'), status: 200, contentType: 'image/jpeg', shows: 'a picture: CREATED as a PICTURE' },
+        { ...at('living-room.jpg'), status: 200, contentType: 'image/jpeg', shows: 'a picture: CREATED as a PICTURE' },
+        { ...at('kitchen.jpg'), status: 200, contentType: 'image/jpeg', shows: 'a picture: CREATED as a PICTURE' },
         {
-          url: at('floor-plan.png'),
+          ...at('floor-plan.png'),
           status: 200,
           contentType: 'image/png',
           shows: 'a floor plan: CREATED as a PICTURE (category FLOOR_PLAN)',
         },
-        { url: at('tour.mp4'), status: 200, contentType: 'video/mp4', shows: 'a video: CREATED as a VIDEO' },
+        { ...at('tour.mp4'), status: 200, contentType: 'video/mp4', shows: 'a video: CREATED as a VIDEO' },
         {
-          url: at('not-an-image.jpg'),
+          ...at('not-an-image.jpg'),
           status: 200,
           contentType: 'text/html; charset=utf-8',
           shows: 'a page where a picture was promised: CREATING_FAILED, content type "text/html" does not fit mediaType PICTURE',
         },
-        { url: at('missing.jpg'), status: 404, contentType: null, shows: 'a lost file: DOWNLOADING_FAILED, the server answered 404' },
+        { ...at('missing.jpg'), status: 404, contentType: null, shows: 'a lost file: DOWNLOADING_FAILED, the server answered 404' },
       ],
     });
   });
@@ -114,6 +114,10 @@ describe('the samples in process', () => {
       const http = await get(url);
       const local = sampleResponse(url, server.base);
       assert.ok(local, name);
+      // The name examples/ gives it, answered the same (less its own URL) on any port.
+      const { url: _, ...alias } = sampleResponse(`http://samples.immogate.invalid/${name}`, 'http://127.0.0.1:1') ?? {};
+      const { url: __, ...underPublicUrl } = local;
+      assert.deepEqual(alias, underPublicUrl, name);
       assert.equal(local.status, http.status, name);
       assert.equal(local.headers['content-type'], http.type, name);
       // The bytes of a file or page; a 404's problem differs only by the request's traceparent.

@@ -169,8 +169,7 @@ export function createClassifieds(
       RETURNING id),
     accepted AS MATERIALIZED (SELECT i.* FROM input i JOIN new_classifieds c ON c.id = i.id),
     refused AS MATERIALIZED (
-      SELECT i.n, i.offerer_estate_id FROM input i
-       WHERE NOT EXISTS (SELECT 1 FROM accepted a WHERE a.n = i.n) AND NOT EXISTS (SELECT 1 FROM taken_media t WHERE t.n = i.n)),
+      SELECT i.n, i.offerer_estate_id FROM input i WHERE NOT EXISTS (SELECT 1 FROM accepted a WHERE a.n = i.n)),
     taken_estate AS (
       SELECT r.n, c.id AS classified_id
         FROM refused r CROSS JOIN LATERAL (

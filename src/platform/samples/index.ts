@@ -4,7 +4,7 @@
  * walkthroughs, the demo and a CRM's first tests end the same on a machine without internet.
  *
  * The same answers go to a browser or curl over HTTP, and in process to the worker for a URL
- * under PUBLIC_URL/samples/: the worker then opens no socket, so no address policy is bypassed
+ * under PUBLIC_URL/samples/ or SAMPLES_ORIGIN: the worker then opens no socket, so no address policy is bypassed
  * (ALLOW_PRIVATE_TARGETS stays what it is), and it works whatever PUBLIC_URL resolves to, even to
  * nothing on this machine. The bytes are the files of samples/ (scripts/make-samples.sh draws them).
  */
@@ -19,6 +19,13 @@ const SAMPLES_DIR = fileURLToPath(new URL('../../../../samples/', import.meta.ur
 
 /** The path of the samples under PUBLIC_URL (and of the route). */
 export const SAMPLES_PATH = '/samples/';
+
+/**
+ * The origin the files of examples/ name their media by, answered like PUBLIC_URL/samples/ and
+ * only in process: `.invalid` is reserved never to resolve (RFC 6761), so no one else's host is
+ * shadowed, and the examples work unchanged whatever port or PUBLIC_URL a server has.
+ */
+export const SAMPLES_ORIGIN = 'http://samples.immogate.invalid';
 
 export interface Sample {
   name: string;
@@ -98,8 +105,9 @@ function problemAnswer(problem: Problem): Answer {
   return { status: problem.status, contentType: `${PROBLEM_CONTENT_TYPE}; charset=utf-8`, body: Buffer.from(JSON.stringify(body)) };
 }
 
-/** The name of the sample `url` asks for, when it is one under PUBLIC_URL/samples/. */
+/** The name of the sample `url` asks for, when it is one under PUBLIC_URL/samples/ or SAMPLES_ORIGIN. */
 function sampleName(url: URL, publicUrl: string): string | undefined {
+  if (url.origin === SAMPLES_ORIGIN) return url.pathname.slice(1);
   const base = new URL(publicUrl);
   const prefix = base.pathname.replace(/\/$/, '') + SAMPLES_PATH;
   if (url.origin !== base.origin || !url.pathname.startsWith(prefix)) return undefined;
@@ -107,7 +115,7 @@ function sampleName(url: URL, publicUrl: string): string | undefined {
 }
 
 /**
- * What a GET of `raw` would answer when it is a URL under PUBLIC_URL/samples/ (the statuses and
+ * What a GET of `raw` would answer when it is a URL under PUBLIC_URL/samples/ or SAMPLES_ORIGIN (the statuses and
  * content types of the HTTP route, the bytes of the file); undefined for any other URL, which
  * takes the way of every outbound call.
  */
@@ -145,12 +153,14 @@ export function sampleRoutes(app: FastifyInstance, publicUrl: string): void {
     samples: [
       ...SAMPLES.map((sample) => ({
         url: publicUrl + SAMPLES_PATH + sample.name,
+        exampleUrl: `${SAMPLES_ORIGIN}/${sample.name}`,
         status: sample.status,
         contentType: sample.contentType,
         shows: sample.shows,
       })),
       {
         url: publicUrl + SAMPLES_PATH + MISSING_SAMPLE,
+        exampleUrl: `${SAMPLES_ORIGIN}/${MISSING_SAMPLE}`,
         status: 404,
         contentType: null,
         shows: 'a lost file: DOWNLOADING_FAILED, the server answered 404',

@@ -218,6 +218,9 @@ function createStatement(tenant: Tenant, requests: CreateRequest[]): Statement {
 /** A create's outcome: done, refused with the problem naming what it duplicates, or undefined when a concurrent write took its offererEstateId. */
 function createResult(outcome: repository.CreateOutcome, request: CreateRequest): PromiseSettledResult<void> | undefined {
   if (outcome.created) return { status: 'fulfilled', value: undefined };
+  // The same classified sent again is named as such first (as a PUT and a validation name it),
+  // not by the first of its media URLs: the answer tells the CRM which classifiedId to PUT to.
+  if (outcome.taken_by !== null) return { status: 'rejected', reason: duplicatedClassified(request.offererEstateId, outcome.taken_by) };
   // The three media columns come from one joined row: all set or none.
   if (outcome.media_url !== null && outcome.media_id !== null && outcome.media_owner !== null) {
     return {
@@ -225,7 +228,6 @@ function createResult(outcome: repository.CreateOutcome, request: CreateRequest)
       reason: duplicatedMedia({ url: outcome.media_url, media_id: outcome.media_id, classified_id: outcome.media_owner }),
     };
   }
-  if (outcome.taken_by !== null) return { status: 'rejected', reason: duplicatedClassified(request.offererEstateId, outcome.taken_by) };
   return undefined;
 }
 
