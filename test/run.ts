@@ -107,9 +107,10 @@ async function main(): Promise<number> {
     // IMMOGATE_TEST_TIMINGS_DIR keeps every file's figures (one JSON file each) for a closer look.
     const kept = process.env.IMMOGATE_TEST_TIMINGS_DIR;
     const timings = kept ?? fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-timings-'));
-    // Most files wait more than they compute (servers, workers, receivers, timeouts): four at a
-    // time keep both cores of the 2-core machine busy; IMMOGATE_TEST_CONCURRENCY sets another count.
-    const concurrency = Number(process.env.IMMOGATE_TEST_CONCURRENCY ?? 4);
+    // Two at a time, one a core on the 2-core machine: the files mostly compute (each immogate
+    // they start compiles its routes' validators for seconds of CPU), and four at a time made the
+    // wall-clock bounds of some tests miss under load. IMMOGATE_TEST_CONCURRENCY sets another count.
+    const concurrency = Number(process.env.IMMOGATE_TEST_CONCURRENCY ?? 2);
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new Error('IMMOGATE_TEST_CONCURRENCY: must be a whole number of at least 1');
     const started = performance.now();
