@@ -69,7 +69,7 @@ function report(dir: string, files: number, concurrency: number, wallMs: number)
         `  ${seconds(t.wallMs).padStart(8)} wall ${seconds(t.cpuMs + t.childrenCpuMs).padStart(8)} CPU  ${path.relative(dist, t.file)}`,
     );
   process.stderr.write(
-    `tests: ${files} files in ${seconds(wallMs)} (${concurrency} at a time; the files' processes used ${seconds(cpu)} CPU, ` +
+    `tests: ${timings.length} of ${files} files ran to the end in ${seconds(wallMs)} (${concurrency} at a time; the files' processes used ${seconds(cpu)} CPU, ` +
       `the load average is ${os.loadavg()[0]?.toFixed(1)}); the slowest:\n${lines.join('\n')}\n`,
   );
 }
