@@ -15,15 +15,20 @@ import pg from 'pg';
 import { openEmbedded } from '../src/platform/db/embedded.js';
 import { migrate } from '../src/platform/db/migrate.js';
 import { createPool } from '../src/platform/db/pool.js';
+import type { FileTiming } from './timing.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const dist = path.resolve(here, '..');
+const root = path.resolve(dist, '..');
 
+/** The compiled test files under `dir` whose source still exists (dist/ may hold a deleted test's). */
 function testFiles(dir: string): string[] {
   return fs
     .readdirSync(dir, { withFileTypes: true })
     .flatMap((entry) =>
       entry.isDirectory() ? testFiles(path.join(dir, entry.name)) : entry.name.endsWith('.test.js') ? [path.join(dir, entry.name)] : [],
     )
+    .filter((file) => fs.existsSync(path.join(root, path.relative(dist, file)).replace(/\.js$/, '.ts')))
     .sort();
 }
 
@@ -31,6 +36,42 @@ function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();
+}
+
+/**
+ * This cluster lives as long as the run, in a temporary directory, and the tests kill processes
+ * (immogate's), never the machine: a commit need not wait for the disk, which on a busy machine
+ * costs the suite more than anything it computes. Production settings stay with the clusters
+ * that tests start through immogate (embedded-restart, supervision, DATA_DIR), and with the
+ * server of DATABASE_URL, which this run does not own.
+ */
+async function withoutDurability(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const setting of ['fsync', 'synchronous_commit', 'full_page_writes']) await client.query(`ALTER SYSTEM SET ${setting} = off`);
+    await client.query('SELECT pg_reload_conf()');
+  } finally {
+    await client.end();
+  }
+}
+
+/** The slowest files, with the CPU they used: what to look at when the suite gets slow. */
+function report(dir: string, files: number, concurrency: number, wallMs: number): void {
+  const timings = fs.readdirSync(dir).map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as FileTiming);
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const cpu = timings.reduce((sum, t) => sum + t.cpuMs + t.childrenCpuMs, 0);
+  const lines = timings
+    .sort((a, b) => b.wallMs - a.wallMs)
+    .slice(0, 10)
+    .map(
+      (t) =>
+        `  ${seconds(t.wallMs).padStart(8)} wall ${seconds(t.cpuMs + t.childrenCpuMs).padStart(8)} CPU  ${path.relative(dist, t.file)}`,
+    );
+  process.stderr.write(
+    `tests: ${timings.length} of ${files} files ran to the end in ${seconds(wallMs)} (${concurrency} at a time; the files' processes used ${seconds(cpu)} CPU, ` +
+      `the load average is ${os.loadavg()[0]?.toFixed(1)}); the slowest:\n${lines.join('\n')}\n`,
+  );
 }
 
 async function main(): Promise<number> {
@@ -47,6 +88,7 @@ async function main(): Promise<number> {
     const embedded = await openEmbedded(tempDir);
     adminUrl = embedded.url;
     stopEmbedded = () => embedded.stop();
+    await withoutDurability(adminUrl);
   }
   const template = `immogate_template_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -62,14 +104,32 @@ async function main(): Promise<number> {
     const files = [...testFiles(here), ...testFiles(path.join(here, '../packages/client/test'))].filter(
       (file) => filter.length === 0 || filter.some((f) => file.includes(f)),
     );
+    // IMMOGATE_TEST_TIMINGS_DIR keeps every file's figures (one JSON file each) for a closer look.
+    const kept = process.env.IMMOGATE_TEST_TIMINGS_DIR;
+    const timings = kept ?? fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-timings-'));
+    // Two at a time, one a core on the 2-core machine: the files mostly compute (each immogate
+    // they start compiles its routes' validators for seconds of CPU), and four at a time made the
+    // wall-clock bounds of some tests miss under load. IMMOGATE_TEST_CONCURRENCY sets another count.
+    const concurrency = Number(process.env.IMMOGATE_TEST_CONCURRENCY ?? 2);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new Error('IMMOGATE_TEST_CONCURRENCY: must be a whole number of at least 1');
+    const started = performance.now();
     const code = await new Promise<number>((resolve) => {
-      const leaks = pathToFileURL(path.join(here, 'leaks.js')).href;
-      const child = spawn(process.execPath, ['--test', '--test-concurrency=2', `--import=${leaks}`, ...files], {
+      const imports = ['leaks.js', 'timing.js'].map((file) => `--import=${pathToFileURL(path.join(here, file)).href}`);
+      const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...imports, ...files], {
         stdio: 'inherit',
-        env: { ...process.env, IMMOGATE_TEST_ADMIN_URL: adminUrl, IMMOGATE_TEST_TEMPLATE: template, DATABASE_URL: '' },
+        env: {
+          ...process.env,
+          IMMOGATE_TEST_ADMIN_URL: adminUrl,
+          IMMOGATE_TEST_TEMPLATE: template,
+          IMMOGATE_TEST_TIMINGS_DIR: timings,
+          DATABASE_URL: '',
+        },
       });
       child.on('exit', (status) => resolve(status ?? 1));
     });
+    report(timings, files.length, concurrency, performance.now() - started);
+    if (!kept) fs.rmSync(timings, { recursive: true, force: true });
     return code;
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`).catch(() => undefined);

@@ -73,16 +73,18 @@ describe('tokens', () => {
 
   it('replaces a token shortly before it expires', async () => {
     const credentials = await makeClient(fixture.server.pool, ['agency-1'], ['caas:*']);
-    // immogate's tokens live 24 hours: renewing a second after issue stands for "shortly before expiry".
+    // immogate's tokens live 24 hours: renewing 5 seconds after issue stands for "shortly before
+    // expiry". Long enough for the token request and two calls on a busy machine (a second was
+    // not, under a load average of 26: the second call already renewed).
     const client = clientOf(fixture, 'agency-1', {
       clientId: credentials.clientId,
       clientSecret: credentials.secret,
-      refreshTokensBeforeExpiryMs: 86_400_000 - 1_000,
+      refreshTokensBeforeExpiryMs: 86_400_000 - 5_000,
     });
     await client.classifieds.list().toArray();
     await client.classifieds.list().toArray();
     assert.equal((await tokensIssued(fixture, credentials.clientId)).tokens, 1);
-    await sleep(1_200);
+    await sleep(5_200);
     await client.classifieds.list().toArray();
     await client.classifieds.list().toArray();
     assert.equal((await tokensIssued(fixture, credentials.clientId)).tokens, 2);
