@@ -38,7 +38,7 @@ describe('immogate demo', () => {
     }
     assert.match(
       result.stdout,
-      /^ {4}http:\/\/127\.0\.0\.1:\d+\/samples\/missing\.jpg\?run=[0-9a-f]{6}: DOWNLOADING_FAILED \(the server answered 404\)$/m,
+      /^ {4}http:\/\/samples\.immogate\.invalid\/missing\.jpg\?run=[0-9a-f]{6}: DOWNLOADING_FAILED \(the server answered 404\)$/m,
     );
     assert.match(result.stdout, /^ {2}the receiver got the lead [0-9a-f-]{36}$/m);
     assert.match(
