@@ -3,7 +3,9 @@
  * does for a dependency's. npm links the bins of dependencies only, never the project's own: npx
  * then installs the checkout into its cache (asking first on a terminal, a minute on a busy
  * machine) and keeps that link, which goes stale when `bin` moves. Run by `prepare`, so at
- * `npm install`; a package installed from its tarball has its bin linked by npm as usual.
+ * `npm install`, and by the builds (`npm run build`, `npm test`), so that nothing that removed it
+ * leaves npx to install and rebuild the checkout in its cache; a package installed from its
+ * tarball has its bin linked by npm as usual.
  */
 import fs from 'node:fs';
 import path from 'node:path';
