@@ -25,6 +25,7 @@ import { recordRoutes } from './platform/http/routeTable.js';
 import { installRequestDeadlines, limitConnections } from './platform/http/slowClients.js';
 import { continueTrace } from './platform/http/tracing.js';
 import { createValidators } from './platform/http/validation.js';
+import { cachingSerializerFactory } from './platform/http/serializers.js';
 import type { Logger } from './platform/log.js';
 import { instrumentHttp, type Metrics } from './platform/metrics.js';
 import { operatorRoutes } from './platform/operator.js';
@@ -53,6 +54,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Widened to Fastify's logger interface, so the app is the plain FastifyInstance everything else takes.
   const baseLogger: FastifyBaseLogger = logger;
   const app = Fastify({
+    schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory() } },
     loggerInstance: baseLogger,
     // Access lines are written at debug level by our own onResponse hook.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'traceparent' }),

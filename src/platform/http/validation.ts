@@ -4,7 +4,7 @@
  * refuse them), every error reported at once. Query strings, path parameters and headers arrive
  * as text, so there numbers and booleans are coerced and defaults applied.
  */
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import { MAX_FIELD_ERRORS, badRequest, type ErrorSource, type FieldError, type Problem } from './problems.js';
@@ -33,11 +33,21 @@ export function createValidators(): Validators {
   const body = withFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false }));
   const text = withFormats(new Ajv({ ...common, coerceTypes: 'array', useDefaults: true }));
   const compiled = new Set<(data: unknown) => unknown>();
+  // By content: each API's routes are registered once per environment, and Fastify hands each route
+  // a schema object of its own, so Ajv's cache (by object) compiled the same schema again for each.
+  // A validator keeps no state between calls but its `errors`, read at once after each call.
+  const byContent = new Map<string, ValidateFunction>();
   return {
     compiler: ({ schema, httpPart }) => {
       if (typeof schema !== 'object' || schema === null) throw new Error(`the ${httpPart ?? 'route'} schema is not a JSON Schema object`);
-      const validate = (httpPart === 'body' ? body : text).compile(schema);
-      compiled.add(validate);
+      const ajv = httpPart === 'body' ? body : text;
+      const key = `${ajv === body ? 'body' : 'text'}\u0000${JSON.stringify(schema)}`;
+      let validate = byContent.get(key);
+      if (validate === undefined) {
+        validate = ajv.compile(schema);
+        byContent.set(key, validate);
+        compiled.add(validate);
+      }
       return validate;
     },
     warmUp() {
