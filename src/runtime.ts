@@ -193,9 +193,12 @@ export async function startServices(
   let forgetListening: (() => Promise<void>) | undefined;
   // Order matters: drain requests, let running work finish, then close connections and the database.
   const cleanup = async () => {
-    // First, so that the CLI stops naming a server that is going away; a database already gone keeps the row.
+    // The close begins first, in this tick, so that no new request is served while the record goes;
+    // the record goes meanwhile, so that the CLI stops naming a server that is going away (a
+    // database already gone keeps the row).
+    const closing = app?.close();
     await forgetListening?.().catch((error: unknown) => logger.warn({ err: error }, 'could not remove the record of this server'));
-    await app?.close();
+    await closing;
     await worker?.stop();
     await Promise.allSettled(pools.map((pool) => pool.end()));
     await database.close();
