@@ -19,7 +19,7 @@ import { BROWSER_MISSING, useBrowser } from '../fixtures/browser.js';
 import { minimalClassified } from '../fixtures/classifieds.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { Receiver } from '../fixtures/receiver.js';
-import { http, REPO_ROOT, useServer, waitFor } from '../helpers.js';
+import { freePort, http, REPO_ROOT, useServer, waitFor } from '../helpers.js';
 
 const AGENCY = 'agency-console';
 const ADMIN_TOKEN = 'console-operator-token-0123456789';
@@ -66,15 +66,6 @@ function uncaught(errors: string[]): string[] {
 }
 
 /** Whether the page is no wider than its viewport (nothing to scroll sideways but the tables' own regions). */
-/** A loopback port nothing listens on: a server's, closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 async function fitsWidth(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 }
@@ -281,7 +272,7 @@ describe('the console in a real browser', { skip: BROWSER_MISSING }, () => {
 
   it('marks test events, shows why a delivery got no status, and lists leads, subscriptions and deliveries newest first', async () => {
     const page = integrator;
-    const refusing = `http://127.0.0.1:${await closedPort()}/gone`;
+    const refusing = `http://127.0.0.1:${await freePort()}/gone`;
     const subscribed = await api('POST', '/seeker-leads/v1', '/webhook/subscriptions', {
       url: refusing,
       apiKey: 'console-test-api-key-9876543210',

@@ -10,9 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { ConsoleSession } from '../fixtures/console.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { Receiver } from '../fixtures/receiver.js';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { assertProblem, useServer, waitFor } from '../helpers.js';
+import { assertProblem, freePort, useServer, waitFor } from '../helpers.js';
 
 type Body = Record<string, any>;
 
@@ -169,15 +167,6 @@ describe('lead deliveries in the console', () => {
   });
 });
 
-/** A loopback port nothing listens on: a server's, closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe('the console’s own lists of the lead API, newest first', () => {
   let other: ConsoleSession;
   let refusing: string;
@@ -186,7 +175,7 @@ describe('the console’s own lists of the lead API, newest first', () => {
 
   before(async () => {
     other = await ConsoleSession.asClient(fixture.server.base, fixture.client, 'agency-3');
-    port = await closedPort();
+    port = await freePort();
     const created = await other.request('POST', '/leads/webhook/subscriptions', {
       body: { url: `http://127.0.0.1:${port}/crm`, apiKey: API_KEY },
     });
