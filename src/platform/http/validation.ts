@@ -32,9 +32,8 @@ export interface Validators {
 export function createValidators(): Validators {
   const body = withFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false }));
   const text = withFormats(new Ajv({ ...common, coerceTypes: 'array', useDefaults: true }));
-  const compiled = new Set<(data: unknown) => unknown>();
-  // By content: each API's routes are registered once per environment, and Fastify hands each route
-  // a schema object of its own, so Ajv's cache (by object) compiled the same schema again for each.
+  // By content: each API's routes are registered once per environment with equal schemas, which
+  // need one validator (Ajv's own cache is keyed by the schema object).
   // A validator keeps no state between calls but its `errors`, read at once after each call.
   const byContent = new Map<string, ValidateFunction>();
   return {
@@ -46,13 +45,12 @@ export function createValidators(): Validators {
       if (validate === undefined) {
         validate = ajv.compile(schema);
         byContent.set(key, validate);
-        compiled.add(validate);
       }
       return validate;
     },
     warmUp() {
       // An empty object: every validator's own function runs (and is compiled); what it says does not matter.
-      for (const validate of compiled) validate({});
+      for (const validate of byContent.values()) validate({});
     },
     addSchema(schema) {
       body.addSchema(schema);
