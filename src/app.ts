@@ -24,7 +24,7 @@ import { installLoopGuard } from './platform/http/loopGuard.js';
 import { recordRoutes } from './platform/http/routeTable.js';
 import { installRequestDeadlines, limitConnections } from './platform/http/slowClients.js';
 import { continueTrace } from './platform/http/tracing.js';
-import { createValidators } from './platform/http/validation.js';
+import { createValidators, type Validators } from './platform/http/validation.js';
 import { cachingSerializerFactory } from './platform/http/serializers.js';
 import type { Logger } from './platform/log.js';
 import { instrumentHttp, type Metrics } from './platform/metrics.js';
@@ -46,6 +46,8 @@ export interface AppDependencies {
   logger: Logger;
   /** The API modules to serve; all of immogate's by default. */
   apis: readonly ApiModule[];
+  /** The route schemas' validators; the build passes its own to record them. */
+  validators?: Validators;
 }
 
 /** Builds the HTTP application; listening and shutdown are the caller's. */
@@ -87,7 +89,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   refuseWhileClosing(app, metrics);
   if (disk) refuseWritesWhileDiskLow(app, disk, metrics);
-  const validators = createValidators();
+  const validators = deps.validators ?? createValidators();
   app.setValidatorCompiler(validators.compiler);
   app.addHook('onReady', async () => validators.warmUp());
   app.decorateRequest('tenant', null);

@@ -18,7 +18,8 @@ const CLIM = apiById('clim');
 
 export async function mediaRoutes(app: ApiApp, deps: ApiDependencies, options: MediaRouteOptions = {}): Promise<void> {
   const maxBytes = options.maxBytes ?? MAX_MEDIA_BYTES;
-  const store = await mediaStore(deps);
+  // Opened by the first request that needs it, not here: registering the routes reads no row, so
+  // the build can meet their schemas without a database (scripts/precompile-validators.ts).
   // Uploads go to the API root of the caller's environment, wherever POST /medias was asked (the
   // console mounts these routes too).
   const uploadBaseUrl = (environment: Environment) => `${deps.config.publicUrl}${rootPath(CLIM, environment)}${UPLOAD_PATH}`;
@@ -36,13 +37,13 @@ export async function mediaRoutes(app: ApiApp, deps: ApiDependencies, options: M
     async (request, reply) => {
       const tenant = tenantOf(request);
       const options = { uploadBaseUrl: uploadBaseUrl(tenant.environment), maxBytes };
-      return reply.code(201).send(await createMedia(deps.pool, store, tenant, request.body, options));
+      return reply.code(201).send(await createMedia(deps.pool, await mediaStore(deps), tenant, request.body, options));
     },
   );
 
   // The upload endpoint is the API root's: registered where the routes are mounted at one.
   const environment = ENVIRONMENTS.find((candidate) => app.prefix === rootPath(CLIM, candidate));
-  if (!(store instanceof LocalBlobStore) || environment === undefined) return;
+  if (deps.config.s3 !== undefined || environment === undefined) return;
   // The upload takes raw bytes of any declared type, unread by Fastify: its own context, so the
   // API's JSON-only parsing stays as it is everywhere else.
   await app.register(async (uploads) => {
@@ -57,6 +58,9 @@ export async function mediaRoutes(app: ApiApp, deps: ApiDependencies, options: M
         // An answer before the whole body was read ends the connection: the rest of a refused
         // upload is not worth reading, and the socket could not serve another request anyway.
         reply.header('connection', 'close');
+        const store = await mediaStore(deps);
+        // Registered only without S3 (above), where the store is the local one.
+        if (!(store instanceof LocalBlobStore)) throw new Error('the upload endpoint serves the local blob store only');
         const result = await receiveUpload(
           deps.pool,
           store,
