@@ -48,6 +48,8 @@ export interface AppDependencies {
   apis: readonly ApiModule[];
   /** The route schemas' validators; the build passes its own to record them. */
   validators?: Validators;
+  /** The answers' serializers; the build passes its own to record them. */
+  serializers?: ReturnType<typeof cachingSerializerFactory>;
 }
 
 /** Builds the HTTP application; listening and shutdown are the caller's. */
@@ -56,7 +58,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Widened to Fastify's logger interface, so the app is the plain FastifyInstance everything else takes.
   const baseLogger: FastifyBaseLogger = logger;
   const app = Fastify({
-    schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory() } },
+    schemaController: { compilersFactory: { buildSerializer: deps.serializers ?? cachingSerializerFactory() } },
     loggerInstance: baseLogger,
     // Access lines are written at debug level by our own onResponse hook.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'traceparent' }),

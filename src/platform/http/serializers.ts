@@ -5,6 +5,8 @@
  * a start after the validators. A serializer is a pure function of the value it writes.
  */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 
 type Factory = ReturnType<typeof SerializerSelector>;
@@ -28,18 +30,56 @@ function fingerprintOf(externalSchemas: unknown): string {
   return fingerprint;
 }
 
+/**
+ * Where the build writes serializers as fast-json-stringify standalone code, one module per key
+ * (scripts/precompile.ts): compiling them was the dearest part of a start once the
+ * validators were generated too. A key not found there is compiled as before.
+ */
+const GENERATED_DIR = new URL('../../generated/serializers/', import.meta.url);
+const requireGenerated = createRequire(import.meta.url);
+
+function generatedFile(key: string): string {
+  return new URL(`${digest(key)}.cjs`, GENERATED_DIR).pathname;
+}
+
+function loadGenerated(key: string): Serializer | undefined {
+  try {
+    return requireGenerated(generatedFile(key));
+  } catch (error) {
+    if ((error as { code?: string }).code === 'MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
+}
+
+export interface SerializerOptions {
+  /** Load what the build generated (true unless the build itself is generating it). */
+  precompiled?: boolean;
+  /** The build's: each serializer's standalone code, as a file name (under the generated directory) and its text. */
+  record?: (fileName: string, code: string) => void;
+  /** Told of each serializer compiled here rather than loaded (a test checks that a start compiles none). */
+  compiled?: () => void;
+}
+
 /** A compilers factory for Fastify's schemaController: the default one behind a cache by content. */
-export function cachingSerializerFactory(): Factory {
+export function cachingSerializerFactory(options: SerializerOptions = {}): Factory {
   const build = SerializerSelector();
   const cache = new Map<string, Serializer>();
-  return (externalSchemas, options) => {
-    const compile = build(externalSchemas, options);
-    const context = `${fingerprintOf(externalSchemas)}\u0000${JSON.stringify(options ?? {})}`;
+  const { precompiled = true, record, compiled } = options;
+  return (externalSchemas, serializerOptions) => {
+    const compile = build(externalSchemas, serializerOptions);
+    // Standalone code is what the same options give with mode 'standalone': a module exporting the function.
+    const generate = record ? build(externalSchemas, { ...serializerOptions, mode: 'standalone' }) : undefined;
+    const context = `${fingerprintOf(externalSchemas)}\u0000${JSON.stringify(serializerOptions ?? {})}`;
     return (route) => {
       const key = `${context}\u0000${digest(JSON.stringify(route.schema))}`;
       let serialize = cache.get(key);
       if (serialize === undefined) {
-        serialize = compile(route);
+        serialize = precompiled ? loadGenerated(key) : undefined;
+        if (serialize === undefined) {
+          serialize = compile(route);
+          compiled?.();
+        }
+        if (generate && record) record(path.basename(generatedFile(key)), generate(route) as unknown as string);
         cache.set(key, serialize);
       }
       return serialize;

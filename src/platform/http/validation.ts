@@ -30,7 +30,7 @@ function digest(text: string): string {
 }
 
 /**
- * The validators the build generated (scripts/precompile-validators.ts) as Ajv standalone code, one
+ * The validators the build generated (scripts/precompile.ts) as Ajv standalone code, one
  * module per part, each exporting a function per schema under `v<key>`. Compiling the schemas at
  * every start was its dearest part: about a second of CPU, the classified's schema most of it. A
  * build without them (tsc alone) compiles as before.

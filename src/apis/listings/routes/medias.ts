@@ -19,7 +19,7 @@ const CLIM = apiById('clim');
 export async function mediaRoutes(app: ApiApp, deps: ApiDependencies, options: MediaRouteOptions = {}): Promise<void> {
   const maxBytes = options.maxBytes ?? MAX_MEDIA_BYTES;
   // Opened by the first request that needs it, not here: registering the routes reads no row, so
-  // the build can meet their schemas without a database (scripts/precompile-validators.ts).
+  // the build can meet their schemas without a database (scripts/precompile.ts).
   // Uploads go to the API root of the caller's environment, wherever POST /medias was asked (the
   // console mounts these routes too).
   const uploadBaseUrl = (environment: Environment) => `${deps.config.publicUrl}${rootPath(CLIM, environment)}${UPLOAD_PATH}`;

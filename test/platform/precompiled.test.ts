@@ -1,7 +1,8 @@
 /*
- * The validators the build generates (scripts/precompile-validators.ts) are the ones a start uses,
- * every one of them, and each judges as Ajv compiling the same schema at start would: the same
- * verdict and the same errors, in the same order, for valid, empty and wrong bodies.
+ * The validators and serializers the build generates (scripts/precompile.ts) are the ones
+ * a start uses, every one of them, and each validator judges as Ajv compiling the same schema at
+ * start would: the same verdict and the same errors, in the same order, for valid, empty and wrong
+ * bodies. (Every answer the other tests compare whole goes through a generated serializer.)
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +13,7 @@ import { API_MODULES } from '../../src/apis/index.js';
 import { loadConfig } from '../../src/config.js';
 import { KeyStore } from '../../src/platform/auth/keys.js';
 import { createPool, type Pool } from '../../src/platform/db/pool.js';
+import { cachingSerializerFactory } from '../../src/platform/http/serializers.js';
 import { createValidators, type Part, type Validators } from '../../src/platform/http/validation.js';
 import { createLogger } from '../../src/platform/log.js';
 import { createMetrics } from '../../src/platform/metrics.js';
@@ -24,6 +26,7 @@ import { createTestDatabase, TEST_SECRETS_KEY, type TestDatabase } from '../help
 let database: TestDatabase;
 let pool: Pool;
 let validators: Validators;
+let serializersCompiled = 0;
 
 before(async () => {
   database = await createTestDatabase();
@@ -39,6 +42,11 @@ before(async () => {
     logger: createLogger(config),
     apis: API_MODULES,
     validators,
+    serializers: cachingSerializerFactory({
+      compiled: () => {
+        serializersCompiled += 1;
+      },
+    }),
   });
   await app.ready();
   await app.close();
@@ -76,6 +84,10 @@ describe('the precompiled validators', () => {
     const counts = validators.counts();
     assert.equal(counts.compiled, 0);
     assert.ok(counts.precompiled >= 30, `only ${counts.precompiled} validators`);
+  });
+
+  it("and the answers' serializers likewise: none is compiled at start", () => {
+    assert.equal(serializersCompiled, 0);
   });
 
   it('judge every body and query as validators compiled at start do', () => {
