@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { Command, CommanderError, Option } from 'commander';
-import { isClusterChild, onDrainRequest, processLogger, reportReady, startCluster } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import {
   ClientInputError,
@@ -18,24 +17,23 @@ import {
   rotateSecret,
   DEFAULT_CLIENT_ENVIRONMENTS,
   DEFAULT_CLIENT_SCOPES,
+  DEMO_INTERMEDIARY,
   type Client,
 } from './platform/auth/clients.js';
 import { createPool, type Pool } from './platform/db/pool.js';
 import { loggerFor } from './platform/log.js';
-import { DEMO_INTERMEDIARY, devModeMessage, openDatabase, prepareDatabase, sealedColumnsOf, startServices } from './runtime.js';
-import { rotateKey } from './platform/secrets/rotate.js';
+import { openDatabase, prepareDatabase } from './platform/db/open.js';
 import { SecretsKeyError, keySourceOf } from './platform/secrets/sealer.js';
-import { API_MODULES } from './apis/index.js';
-import { deliverySourcesOf, type CliContext, type RedeliverOptions } from './platform/module.js';
+import { API_COMMANDS, WEBHOOK_SOURCES } from './apis/commands.js';
+import type { CliContext, RedeliverOptions } from './platform/module.js';
 import { parseScopes } from './platform/auth/scopes.js';
-import { redeliverWebhooks, type Redelivery, type RedeliveryTarget } from './platform/delivery/index.js';
+import type { Redelivery, RedeliveryTarget } from './platform/delivery/index.js';
 import { messageOf } from './platform/caught.js';
 import type { ApiDescriptor, Environment } from './platform/catalogue.js';
-import { runDemo } from './demo.js';
 import { withoutTrailingSlashes } from './platform/text.js';
 import { latestPublicUrl } from './platform/listeners.js';
 import { embeddedClusterExists } from './platform/db/embedded.js';
-import { API_CHOICES, TokenError, apiNamed, mintToken, requestToken, type WantedToken } from './cliTokens.js';
+import { API_CHOICES, TokenError, apiNamed, type WantedToken } from './cliTokens.js';
 
 class CliError extends Error {}
 
@@ -97,6 +95,10 @@ function clientHuman(client: Client): string {
 }
 
 async function serve(roles: { server: boolean; worker: boolean }, options: { dev: boolean }): Promise<void> {
+  const [{ isClusterChild, onDrainRequest, processLogger, reportReady }, { devModeMessage, startServices }] = await Promise.all([
+    import('./cluster.js'),
+    import('./runtime.js'),
+  ]);
   const config = loadConfig(process.env, options);
   const logger = processLogger(await loggerFor(config));
   // Signals are handled from the very start: one arriving while the embedded database starts
@@ -191,7 +193,7 @@ export function buildCli(): Command {
     .option('--dev', DEV_OPTION, false)
     .action((options: { processes: number; dev: boolean }) =>
       options.processes > 1
-        ? startCluster(options.processes, { dev: options.dev })
+        ? import('./cluster.js').then(({ startCluster }) => startCluster(options.processes, { dev: options.dev }))
         : serve({ server: true, worker: true }, { dev: options.dev }),
     );
   program
@@ -372,6 +374,7 @@ export function buildCli(): Command {
       const given = givenUrl(options.url, config);
       if (options.secret !== undefined && options.client === undefined) throw new CliError('--secret needs --client');
       const { client, secret } = options;
+      const { mintToken, requestToken } = await import('./cliTokens.js');
       const answer =
         client !== undefined && secret !== undefined
           ? await requestToken(wantedToken(options, given ?? (await lookedUpUrl(config))), { clientId: client, secret })
@@ -403,6 +406,7 @@ export function buildCli(): Command {
         await checkAnswers(url);
         return url;
       };
+      const [{ mintToken, requestToken }, { runDemo }] = await Promise.all([import('./cliTokens.js'), import('./demo.js')]);
       const wanted = (url: string, api: ApiDescriptor): WantedToken => ({ api, environment: 'sandbox', agency: options.agency, url });
       const walk = (url: string, token: (api: ApiDescriptor) => Promise<string>) =>
         runDemo({
@@ -437,8 +441,7 @@ export function buildCli(): Command {
       reportRedelivery(json(), result, noun, 'deliveryId' in target);
     },
   };
-  for (const module of API_MODULES) module.commands?.(program, cli);
-  const sources = deliverySourcesOf(API_MODULES);
+  for (const commands of API_COMMANDS) commands(program, cli);
   const secrets = program.command('secrets').description('the key that seals the secrets stored in the database');
   secrets
     .command('rotate-key')
@@ -447,6 +450,11 @@ export function buildCli(): Command {
     .action(async (options: { newKey?: string }) => {
       const config = loadConfig();
       const newKey = options.newKey ?? (process.env.SECRETS_KEY_NEW || undefined);
+      const [{ rotateKey }, { sealedColumnsOf }, { API_MODULES }] = await Promise.all([
+        import('./platform/secrets/rotate.js'),
+        import('./runtime.js'),
+        import('./apis/index.js'),
+      ]);
       const rotation = await withDatabase(config, (pool) =>
         rotateKey(pool, keySourceOf(config), sealedColumnsOf(API_MODULES), newKey, progress),
       );
@@ -462,7 +470,7 @@ export function buildCli(): Command {
     .description('sends webhooks again: one by its webhook-id, whatever its state, or every failed one since a time (a worker sends them)')
     .option('--delivery <id>', 'the webhook-id of one delivery')
     .option('--since <time>', 'ISO 8601 time: every failed delivery created since then')
-    .addOption(new Option('--api <api>', "with --since: only this API's webhooks").choices(Object.keys(sources)))
+    .addOption(new Option('--api <api>', "with --since: only this API's webhooks").choices(WEBHOOK_SOURCES))
     .option('--agency <id>', 'with --since: only this agency')
     .addOption(new Option('--environment <environment>', 'with --since: only this environment').choices(['production', 'sandbox']))
     .action(async (options: RedeliverOptions & { api?: string }) => {
@@ -470,6 +478,12 @@ export function buildCli(): Command {
       const filter =
         'deliveryId' in target ? (['api', 'agency', 'environment'] as const).find((name) => options[name] !== undefined) : undefined;
       if (filter !== undefined) throw new CliError(`--${filter} applies only with --since`);
+      const [{ redeliverWebhooks }, { API_MODULES }, { deliverySourcesOf }] = await Promise.all([
+        import('./platform/delivery/index.js'),
+        import('./apis/index.js'),
+        import('./platform/module.js'),
+      ]);
+      const sources = deliverySourcesOf(API_MODULES);
       await cli.redeliver(options, 'webhook(s)', (pool, target) => redeliverWebhooks(pool, { ...target, source: options.api }, sources));
     });
   return program;

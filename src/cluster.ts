@@ -17,16 +17,8 @@ import net from 'node:net';
 import { loadConfig, type Config } from './config.js';
 import { createPool } from './platform/db/pool.js';
 import { loggerFor, type Logger } from './platform/log.js';
-import {
-  devModeMessage,
-  ensureDemoClient,
-  firstRunMessage,
-  listenError,
-  openDatabase,
-  prepareDatabase,
-  secureDataDir,
-  type Database,
-} from './runtime.js';
+import { openDatabase, prepareDatabase, type Database } from './platform/db/open.js';
+import { devModeMessage, ensureDemoClient, firstRunMessage, listenError, secureDataDir } from './runtime.js';
 
 /** A child tells the primary its server listens and its worker runs. */
 const READY = 'immogate:ready';

@@ -3,17 +3,15 @@
  * create the first-start client, then the HTTP server and/or the worker, and stop them in order.
  */
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { deliverySourcesOf, type ApiModule } from './platform/module.js';
 import { buildApp } from './app.js';
 import { ConfigError, type Config } from './config.js';
-import { createClient } from './platform/auth/clients.js';
+import { DEMO_INTERMEDIARY, createClient } from './platform/auth/clients.js';
 import { KeyStore } from './platform/auth/keys.js';
 import { keyFilePath, sealerFor } from './platform/secrets/sealer.js';
 import { PLATFORM_SEALED_COLUMNS, sealStoredSecrets, type SealedColumn } from './platform/secrets/stored.js';
-import { embeddedClusterExists, openEmbedded } from './platform/db/embedded.js';
-import { migrate } from './platform/db/migrate.js';
-import { EmbeddedSupervisor } from './platform/db/supervisor.js';
+import { embeddedClusterExists } from './platform/db/embedded.js';
+import { openDatabase, prepareDatabase } from './platform/db/open.js';
 import { createPool, inTransaction, type Pool } from './platform/db/pool.js';
 import { deliveryStream } from './platform/delivery/index.js';
 import type { Logger } from './platform/log.js';
@@ -21,62 +19,9 @@ import { createMetrics } from './platform/metrics.js';
 import { API_MODULES } from './apis/index.js';
 import { PLATFORM_TASKS } from './platform/work/tasks.js';
 import { startWorker, type Worker } from './platform/work/worker.js';
-import { messageOf, codeOf } from './platform/caught.js';
+import { codeOf } from './platform/caught.js';
 import { tightenDataDir } from './platform/dataDir.js';
 import { recordListening } from './platform/listeners.js';
-
-export interface Database {
-  url: string;
-  /** Where the data lives, for messages: the embedded cluster's directory or the external host. */
-  description: string;
-  close(): Promise<void>;
-}
-
-/** Fails start-up and CLI commands with a message naming DATABASE_URL rather than a bare socket error. */
-async function checkReachable(url: string, host: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new ConfigError('DATABASE_URL', `cannot connect to PostgreSQL at ${host}: ${messageOf(error)}`);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/**
- * The external database of DATABASE_URL, or the embedded one of DATA_DIR (joined if running).
- * `existing`: a DATA_DIR that holds no database is an error rather than one to create; a command
- * run from the wrong directory would otherwise work on an empty database of its own, silently.
- * `supervisedBy`: a server's logger; an embedded database this process starts is then restarted
- * whenever it dies, for as long as it is open (a CLI command's is not: it ends soon anyway).
- */
-export async function openDatabase(config: Config, options: { existing?: boolean; supervisedBy?: Logger } = {}): Promise<Database> {
-  if (config.databaseUrl) {
-    const host = new URL(config.databaseUrl).host;
-    await checkReachable(config.databaseUrl, host);
-    return { url: config.databaseUrl, description: `PostgreSQL at ${host}`, close: async () => undefined };
-  }
-  if (options.existing && !embeddedClusterExists(config.dataDir)) {
-    throw new ConfigError(
-      'DATA_DIR',
-      `${config.dataDir} holds no immogate database: run this command with the DATA_DIR (or DATABASE_URL) of your server, or create one with immogate start`,
-    );
-  }
-  const embedded = await openEmbedded(config.dataDir);
-  const supervisor = embedded.owned && options.supervisedBy ? new EmbeddedSupervisor(embedded, options.supervisedBy) : undefined;
-  supervisor?.start();
-  return {
-    url: embedded.url,
-    description: `embedded PostgreSQL in ${config.dataDir}${embedded.owned ? '' : ' (joined the running one)'}`,
-    async close() {
-      // First: a server stopped on purpose is no server to restart.
-      await supervisor?.stop();
-      await embedded.stop();
-    },
-  };
-}
 
 /**
  * What a start does to DATA_DIR before anything else: takes group and other access away from what
@@ -96,16 +41,9 @@ export async function secureDataDir(config: Config, logger: Logger): Promise<voi
   }
 }
 
-export const DEMO_INTERMEDIARY = 'demo-agency';
-
 /** Every column holding sealed secrets: the platform's and those the API modules declare. */
 export function sealedColumnsOf(modules: readonly ApiModule[]): SealedColumn[] {
   return [...PLATFORM_SEALED_COLUMNS, ...modules.flatMap((module) => module.sealedColumns ?? [])];
-}
-
-/** Applies pending migrations; returns the names applied. */
-export async function prepareDatabase(pool: Pool): Promise<string[]> {
-  return migrate(pool);
 }
 
 /**

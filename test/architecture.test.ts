@@ -2,16 +2,22 @@
  * The import graph of src/: the platform never imports an API, no API imports another, and no
  * module imports itself through others (type-only imports count: a cycle of types is still a
  * tangle a reader has to unpick). Read from the TypeScript sources, so no build layout matters.
+ * And the CLI loads the server only for the commands that run one.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { WEBHOOK_SOURCES } from '../src/apis/commands.js';
+import { API_MODULES } from '../src/apis/index.js';
+import { deliverySourcesOf } from '../src/platform/module.js';
 import { REPO_ROOT } from './helpers.js';
 
 const SOURCE = path.join(REPO_ROOT, 'src');
 // Static imports and re-exports (`from '...'`), side-effect imports and dynamic import() of relative modules.
 const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(?\s*)'(\.{1,2}\/[^']+)'/g;
+// The same without dynamic import(): what loading a module loads with it. `import type` loads nothing.
+const STATIC_SPECIFIER = /^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+'(\.{1,2}\/[^']+)'|^import\s+'(\.{1,2}\/[^']+)'/gms;
 
 function sourceFiles(dir: string): string[] {
   return fs
@@ -22,12 +28,12 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Each module (path relative to src/) with the modules of src/ it imports. */
-function importGraph(): Map<string, string[]> {
+function importGraph(specifier = SPECIFIER): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(SOURCE)) {
     const text = fs.readFileSync(file, 'utf8');
-    const targets = [...text.matchAll(SPECIFIER)]
-      .map((match) => path.resolve(path.dirname(file), match[1] as string).replace(/\.js$/, '.ts'))
+    const targets = [...text.matchAll(specifier)]
+      .map((match) => path.resolve(path.dirname(file), (match[1] ?? match[2]) as string).replace(/\.js$/, '.ts'))
       .filter((target) => target.startsWith(SOURCE) && target.endsWith('.ts'));
     graph.set(path.relative(SOURCE, file), [...new Set(targets.map((target) => path.relative(SOURCE, target)))]);
   }
@@ -98,5 +104,29 @@ describe('the import graph of src/', () => {
 
   it('has no cycle', () => {
     assert.deepEqual(cycles(graph), []);
+  });
+});
+
+/** Every module that loading `module` loads (itself included). */
+function loadedWith(graph: Map<string, string[]>, module: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(module)) return seen;
+  seen.add(module);
+  for (const next of graph.get(module) ?? []) loadedWith(graph, next, seen);
+  return seen;
+}
+
+describe('the CLI', () => {
+  it('loads the HTTP server, the worker and the API modules only for the commands that use them', () => {
+    const loaded = loadedWith(importGraph(STATIC_SPECIFIER), 'cli.ts');
+    assert.ok(loaded.has(path.join('platform', 'db', 'open.ts')), [...loaded].join(' '));
+    const heavy = ['app.ts', 'runtime.ts', 'cluster.ts', path.join('apis', 'index.ts'), path.join('platform', 'work', 'worker.ts')];
+    assert.deepEqual(
+      heavy.filter((module) => loaded.has(module)),
+      [],
+    );
+  });
+
+  it('names the webhook sources the API modules declare', () => {
+    assert.deepEqual([...WEBHOOK_SOURCES].sort(), Object.keys(deliverySourcesOf(API_MODULES)).sort());
   });
 });

@@ -1,11 +1,11 @@
 /*
  * The one plug-in point of the platform: what an API module declares (routes, admin routes, its
- * work streams and periodic tasks, sealed columns, delivery hooks, CLI commands, its OpenAPI
- * document). runtime.ts, app.ts and cli.ts only iterate the modules they are given.
+ * work streams and periodic tasks, sealed columns, delivery hooks, its OpenAPI document).
+ * runtime.ts and app.ts only iterate the modules they are given. Its CLI commands are declared apart
+ * (apis/commands.ts), so that a CLI call does not load the modules.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Command } from 'commander';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { Config } from '../config.js';
 import type { Pool } from './db/pool.js';
@@ -63,8 +63,6 @@ export interface ApiModule {
   consoleRoutes?(app: ApiApp, deps: ApiDependencies): Promise<void>;
   /** Operator routes, registered under /admin behind ADMIN_TOKEN; they act across every agency. */
   adminRoutes?(app: ApiApp, deps: ApiDependencies): Promise<void>;
-  /** The API's operator commands, added to the `immogate` CLI. */
-  commands?(program: Command, cli: CliContext): void;
 }
 
 /** What an API's CLI commands may use: the CLI's output, errors and database, as every command has them. */

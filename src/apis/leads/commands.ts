@@ -1,8 +1,9 @@
-/* The lead API's operator commands: GDPR erasure of an author, and redelivery of notifications. */
+/*
+ * The lead API's operator commands: GDPR erasure of an author, and redelivery of notifications.
+ * Their services are loaded by the command that runs (apis/commands.ts says why).
+ */
 import { type Command, Option } from 'commander';
 import type { CliContext, RedeliverOptions } from '../../platform/module.js';
-import { eraseAuthor } from './services/erasure.js';
-import { redeliverLeadNotifications } from './services/notifications.js';
 
 export function leadCommands(program: Command, cli: CliContext): void {
   const leads = program.command('leads').description('Lead API operations');
@@ -12,6 +13,7 @@ export function leadCommands(program: Command, cli: CliContext): void {
     .requiredOption('--email <address>', "the author's email address (case-insensitive)")
     .action(async (options: { email: string }) => {
       if (!/^[^\s@]+@[^\s@]+$/.test(options.email.trim())) cli.fail(`--email must be an email address, got "${options.email}"`);
+      const { eraseAuthor } = await import('./services/erasure.js');
       const result = await cli.withDatabase((pool) => eraseAuthor(pool, options.email));
       cli.print(
         result,
@@ -25,5 +27,8 @@ export function leadCommands(program: Command, cli: CliContext): void {
     .option('--since <time>', 'ISO 8601 time: every failed notification created since then')
     .option('--agency <id>', 'with --since: only this agency')
     .addOption(new Option('--environment <environment>', 'with --since: only this environment').choices(['production', 'sandbox']))
-    .action((options: RedeliverOptions) => cli.redeliver(options, 'notification(s)', redeliverLeadNotifications));
+    .action(async (options: RedeliverOptions) => {
+      const { redeliverLeadNotifications } = await import('./services/notifications.js');
+      await cli.redeliver(options, 'notification(s)', redeliverLeadNotifications);
+    });
 }

@@ -2,7 +2,6 @@
 import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../../platform/module.js';
 import { WEBHOOK_SECRET } from '../../platform/secrets/stored.js';
-import { leadCommands } from './commands.js';
 import { leadDocs } from './docs.js';
 import { DELIVERY_SOURCE } from './model/subscription.js';
 import { leadAdminRoutes } from './routes/admin.js';
@@ -22,5 +21,4 @@ export const leadsApi: ApiModule = {
   },
   consoleRoutes,
   adminRoutes: leadAdminRoutes,
-  commands: leadCommands,
 };

@@ -40,6 +40,9 @@ export class ClientInputError extends Error {}
 export const DEFAULT_CLIENT_SCOPES: readonly string[] = ['caas:*', 'clim:*', 'leads:*'];
 export const DEFAULT_CLIENT_ENVIRONMENTS: readonly Environment[] = ['sandbox'];
 
+/** The intermediary the sandbox client of a first start acts for, and the CLI's default agency. */
+export const DEMO_INTERMEDIARY = 'demo-agency';
+
 const INTERMEDIARY = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function toClient(row: ClientRow): Client {
