@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KeyStore } from '../src/platform/auth/keys.js';
-import { PRECOMPILED_FILES, createValidators, newAjv, type Part } from '../src/platform/http/validation.js';
+import { PRECOMPILED_FILES, createValidators, newAjv, splitIntoFunctions, type Part } from '../src/platform/http/validation.js';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const generated = path.join(dist, 'src/generated');
@@ -89,11 +89,11 @@ async function precompile(): Promise<void> {
     // Written last: the up-to-date check reads their times.
     for (const part of ['body', 'text'] as Part[]) {
       const ajv = newAjv(part, { code: { source: true } });
-      for (const schema of shared) ajv.addSchema(schema);
+      for (const schema of shared) ajv.addSchema(splitIntoFunctions(schema));
       const exports: Record<string, string> = {};
       for (const { key, part: of, schema } of schemas) {
         if (of !== part) continue;
-        ajv.addSchema(schema, `v${key}`);
+        ajv.addSchema(splitIntoFunctions(schema), `v${key}`);
         exports[`v${key}`] = `v${key}`;
       }
       // CommonJS: under NodeNext its default import is the module, whose `default` is the function.

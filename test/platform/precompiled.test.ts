@@ -2,7 +2,8 @@
  * The validators and serializers the build generates (scripts/precompile.ts) are the ones
  * a start uses, every one of them, and each validator judges as Ajv compiling the same schema at
  * start would: the same verdict and the same errors, in the same order, for valid, empty and wrong
- * bodies. (Every answer the other tests compare whole goes through a generated serializer.)
+ * bodies, and as the schemas before they were split into functions of their own. (Every answer the
+ * other tests compare whole goes through a generated serializer.)
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -14,7 +15,7 @@ import { loadConfig } from '../../src/config.js';
 import { KeyStore } from '../../src/platform/auth/keys.js';
 import { createPool, type Pool } from '../../src/platform/db/pool.js';
 import { cachingSerializerFactory } from '../../src/platform/http/serializers.js';
-import { createValidators, type Part, type Validators } from '../../src/platform/http/validation.js';
+import { createValidators, newAjv, type Part, type Validators } from '../../src/platform/http/validation.js';
 import { createLogger } from '../../src/platform/log.js';
 import { createMetrics } from '../../src/platform/metrics.js';
 import { sealerFor } from '../../src/platform/secrets/sealer.js';
@@ -64,6 +65,17 @@ function verdict(validate: ValidateFunction, value: unknown): unknown {
 }
 
 const wrongClassified = { ...realisticClassified(), surprise: true, prices: 'many' };
+
+/** Wrong at every depth: every other leaf of another type, and a member too many in every object. */
+function scrambled(value: unknown, index = { n: 0 }): unknown {
+  if (Array.isArray(value)) return value.map((item) => scrambled(item, index));
+  if (typeof value === 'object' && value !== null) {
+    return { ...Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrambled(item, index)])), unexpected: 1 };
+  }
+  index.n += 1;
+  if (index.n % 2 === 0) return value;
+  return typeof value === 'string' ? 12345 : 'text';
+}
 const BODIES: unknown[] = [
   {},
   [],
@@ -72,6 +84,8 @@ const BODIES: unknown[] = [
   realisticClassified(),
   minimalClassified(),
   wrongClassified,
+  scrambled(realisticClassified()),
+  scrambled(berlinRentApartment()),
   berlinRentApartment(),
   { ...berlinRentApartment(), title: 'x'.repeat(300) },
   leadRequest(),
@@ -105,5 +119,31 @@ describe('the precompiled validators', () => {
       }
     }
     assert.equal(compiledHere.counts().precompiled, 0);
+  });
+
+  it('judge as the schemas unsplit do (splitIntoFunctions): only the schemaPath of an error differs', () => {
+    const { shared, schemas } = validators.recorded();
+    const unsplit = { body: newAjv('body', { inlineRefs: true }), text: newAjv('text', { inlineRefs: true }) };
+    for (const schema of shared) for (const ajv of Object.values(unsplit)) ajv.addSchema(schema);
+    const withoutSchemaPath = (value: unknown) => {
+      const { valid, errors } = value as { valid: boolean; errors: { schemaPath?: string }[] | null };
+      return { valid, errors: errors?.map(({ schemaPath: _, ...error }) => error) ?? null };
+    };
+    for (const { part, schema } of schemas) {
+      const split = validators.compiler({
+        schema: schema as FastifySchema,
+        httpPart: part === 'body' ? 'body' : 'querystring',
+        method: 'POST',
+        url: '/',
+      }) as ValidateFunction;
+      const whole = unsplit[part].compile(schema);
+      for (const value of part === 'body' ? BODIES : TEXTS) {
+        assert.deepEqual(
+          withoutSchemaPath(verdict(split, value)),
+          withoutSchemaPath(verdict(whole, value)),
+          `${part} ${JSON.stringify(schema).slice(0, 80)}`,
+        );
+      }
+    }
   });
 });

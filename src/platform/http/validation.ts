@@ -11,7 +11,8 @@ import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import { MAX_FIELD_ERRORS, badRequest, type ErrorSource, type FieldError, type Problem } from './problems.js';
 
-const common: Options = { allErrors: true, removeAdditional: false, strict: false, messages: true };
+// inlineRefs off: each $ref is a function of its own (see splitIntoFunctions), not a copy inlined.
+const common: Options = { allErrors: true, removeAdditional: false, strict: false, messages: true, inlineRefs: false };
 export type Part = 'body' | 'text';
 const OPTIONS: Record<Part, Options> = {
   body: { ...common, coerceTypes: false, useDefaults: false },
@@ -23,6 +24,57 @@ export function newAjv(part: Part, extra: Options = {}): Ajv {
   // ajv-formats is CommonJS: under NodeNext its default import is the module, whose `default` is the plugin.
   addFormats.default(ajv);
   return ajv;
+}
+
+// Keywords whose values are subschemas: a map of them, one, or a list.
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependencies']);
+const SCHEMA_ONE = new Set(['items', 'additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames']);
+const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf']);
+type Node = Record<string, unknown>;
+
+function isNode(value: unknown): value is Node {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The same schema with each object schema below the root (one with `properties`) moved into
+ * `definitions` and referred to by `$ref`, so that Ajv makes it a function of its own. Ajv makes a
+ * schema one function, its nested objects and inlined references included: the classified's was
+ * 2.5 MB of source, which V8 never optimises (its optimising compiler leaves out functions that
+ * large), so a 5 KB classified took 450 µs to validate; split, about 100 µs, and 0.2 s instead of
+ * 2.4 s to compile. What it accepts and the errors it gives (paths, keywords, messages, order)
+ * are the same; only their schemaPath, which no answer shows, names the new place.
+ */
+export function splitIntoFunctions(schema: object): object {
+  const moved: Record<string, unknown> = {};
+  const place = (node: unknown): unknown => {
+    if (!isNode(node) || !isNode(node.properties)) return node;
+    const name = `split${Object.keys(moved).length}`;
+    moved[name] = node;
+    return { $ref: `#/definitions/${name}` };
+  };
+  const walk = (node: unknown): unknown => {
+    if (!isNode(node)) return node;
+    const out: Node = {};
+    for (const [keyword, value] of Object.entries(node)) {
+      if ((SCHEMA_MAPS.has(keyword) || keyword === 'definitions') && isNode(value)) {
+        // A definition stays where it is, for the references to it; what is below it moves.
+        out[keyword] = Object.fromEntries(
+          Object.entries(value).map(([name, sub]) => [name, keyword === 'definitions' ? walk(sub) : place(walk(sub))]),
+        );
+      } else if (SCHEMA_ONE.has(keyword)) {
+        out[keyword] = Array.isArray(value) ? value.map((sub) => place(walk(sub))) : place(walk(value));
+      } else if (SCHEMA_LISTS.has(keyword) && Array.isArray(value)) {
+        out[keyword] = value.map((sub) => place(walk(sub)));
+      } else {
+        out[keyword] = value;
+      }
+    }
+    return out;
+  };
+  const root = walk(schema) as Node;
+  if (Object.keys(moved).length === 0) return root;
+  return { ...root, definitions: { ...(isNode(root.definitions) ? root.definitions : {}), ...moved } };
 }
 
 function digest(text: string): string {
@@ -74,7 +126,7 @@ export function createValidators(options: { precompiled?: boolean } = {}): Valid
     let ajv = ajvs[part];
     if (ajv === undefined) {
       ajv = newAjv(part);
-      for (const schema of shared) ajv.addSchema(schema);
+      for (const schema of shared) ajv.addSchema(splitIntoFunctions(schema));
       ajvs[part] = ajv;
     }
     return ajv;
@@ -95,7 +147,7 @@ export function createValidators(options: { precompiled?: boolean } = {}): Valid
       if (entry === undefined) {
         let validate = precompiled[part][`v${key}`];
         if (validate === undefined) {
-          validate = ajvFor(part).compile(schema);
+          validate = ajvFor(part).compile(splitIntoFunctions(schema));
           compiled += 1;
         }
         entry = { part, schema, validate };
@@ -110,8 +162,8 @@ export function createValidators(options: { precompiled?: boolean } = {}): Valid
     addSchema(schema) {
       shared.push(schema);
       sharedDigest = undefined;
-      ajvs.body?.addSchema(schema);
-      ajvs.text?.addSchema(schema);
+      ajvs.body?.addSchema(splitIntoFunctions(schema));
+      ajvs.text?.addSchema(splitIntoFunctions(schema));
     },
     recorded() {
       return { shared, schemas: [...byKey].map(([key, { part, schema }]) => ({ key, part, schema })) };
