@@ -22,11 +22,13 @@ import type { Load, Measurement } from './driver.js';
 import { findPostmaster, postgresCpuUs } from './postgresCpu.js';
 import { baselineA, baselineB, baselineR } from './scenarios/baselines.js';
 import { getClassified, getNotModified, postClassifieds, postTwoProcesses } from './scenarios/classifieds.js';
+import { drain } from './scenarios/drain.js';
 import { ingest } from './scenarios/ingest.js';
 import { leads } from './scenarios/leads.js';
 import { noisy } from './scenarios/noisy.js';
 import { soak } from './scenarios/soak.js';
 import { list1k, list1m } from './scenarios/lists.js';
+import { restart } from './scenarios/restart.js';
 import { token } from './scenarios/token.js';
 import type { Context, Row, Scenario, Started } from './scenarios/types.js';
 
@@ -40,11 +42,13 @@ const SCENARIOS: Scenario[] = [
   getNotModified,
   token,
   ingest,
+  drain,
   list1k,
   list1m,
   leads,
   noisy,
   soak,
+  restart,
 ];
 const RUNS = 3;
 
