@@ -159,7 +159,7 @@ function categorise(stack: CallFrame[]): Kind | 'idle' {
     return kind;
   }
   if (leaf.url.startsWith('node:')) return { category: 'other', detail: 'node internals' };
-  return { category: 'other', detail: leaf.url === '' ? 'builtins and native' : leaf.url };
+  return { category: 'other', detail: leaf.url === '' ? 'builtins and native' : file(leaf) };
 }
 
 export interface Breakdown {
@@ -173,21 +173,24 @@ export interface Breakdown {
   selfUs: Map<string, number>;
 }
 
-function location(frame: CallFrame): string {
+/** Where a frame's code lives, short: from node_modules or dist/ on, or what kind of code has no URL. */
+function file(frame: CallFrame): string {
   const { url } = frame;
   const pkg = url.lastIndexOf('/node_modules/');
   const ours = url.indexOf('/dist/');
-  const file =
-    url === ''
-      ? frame.scriptId === '0'
-        ? '(native)'
-        : '(evaluated)'
-      : pkg >= 0
-        ? url.slice(pkg + '/node_modules/'.length)
-        : ours >= 0
-          ? url.slice(ours + 1)
-          : url;
-  return frame.lineNumber >= 0 ? `${file}:${frame.lineNumber + 1}` : file;
+  return url === ''
+    ? frame.scriptId === '0'
+      ? '(native)'
+      : '(evaluated)'
+    : pkg >= 0
+      ? url.slice(pkg + '/node_modules/'.length)
+      : ours >= 0
+        ? url.slice(ours + 1)
+        : url;
+}
+
+function location(frame: CallFrame): string {
+  return frame.lineNumber >= 0 ? `${file(frame)}:${frame.lineNumber + 1}` : file(frame);
 }
 
 /** Adds the samples of `profile` that fall inside `windows` to `into`. */

@@ -161,9 +161,15 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** kB of a /proc/<pid>/status line; VmHWM is the peak RSS since the last reset. */
+/** kB of a /proc/<pid>/status line (VmHWM is the peak RSS since the last reset); undefined once the process is gone. */
 function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number | undefined {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  let status: string;
+  try {
+    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
   return match ? Number(match[1]) : undefined;
 }
 
@@ -289,6 +295,8 @@ async function main(): Promise<void> {
         }
       } finally {
         if (sampler) clearInterval(sampler);
+        // Read while the process still runs: a profiled scenario's own child stops below.
+        if (scenario.memory) peakKb = Math.max(peakKb, procStatus(pid, 'VmHWM') ?? 0);
         await stop?.();
         if (own) {
           // The load's last requests are still in flight when autocannon ends a run.
@@ -325,7 +333,7 @@ async function main(): Promise<void> {
         if (baselines.b) row.ofBaselineB = row.rps / baselines.b;
         if (baselines.r) row.ofBaselineR = row.rps / baselines.r;
       }
-      if (scenario.memory) row.peakRssMb = Math.max(peakKb, procStatus(pid, 'VmHWM') ?? 0) / 1024;
+      if (scenario.memory) row.peakRssMb = peakKb / 1024;
       if (postgresUs !== undefined && requests > 0) row.postgresCpuUsPerRequest = Math.round((postgresUs / requests) * 10) / 10;
       const note = scenario.note?.(row, rows);
       if (note) row.note = note;
