@@ -32,6 +32,11 @@ export interface Measurement {
   backlog?: number;
   /** What else a scenario measured, kept in the JSON (not in the table). */
   details?: Record<string, unknown>;
+  /**
+   * The part of the run the figures are about, when the run does more (starts a process first):
+   * µs of CLOCK_MONOTONIC (cpuProfile.ts, monotonicUs). A profile is read over this stretch only.
+   */
+  window?: { from: number; to: number };
 }
 
 async function measure(load: Load): Promise<Measurement> {

@@ -11,8 +11,9 @@ import { loadWithBacklog, startWorkerChild } from '../endToEnd.js';
 import { mediansBySecond, spread } from '../percentiles.js';
 import type { Sent } from '../rate.js';
 import { wallClock } from '../clock.js';
+import { rise } from '../trend.js';
 import { warmUp } from '../warmUp.js';
-import { CONNECTIONS, USER_AGENT, type Context, type Scenario } from './types.js';
+import { CONNECTIONS, USER_AGENT, type Context, type Row, type Scenario } from './types.js';
 
 /**
  * Classifieds posted at half the measured maximum POST rate to an immogate child
@@ -80,11 +81,29 @@ async function finished(context: Context, prefix: string): Promise<number> {
   return rows[0]!.n;
 }
 
+/** The backlog's rise over the run (see trend.ts) and the rate, from the run's details. */
+function backlogTrend(row: Row): { rise: number | undefined; rate: number; fromEnvironment: boolean } | undefined {
+  const details = row.runs[0]?.details as { rate?: number; backlogEverySecond?: number[]; maxPostRateFrom?: string } | undefined;
+  if (!details?.rate || !details.backlogEverySecond) return undefined;
+  return { rise: rise(details.backlogEverySecond), rate: details.rate, fromEnvironment: details.maxPostRateFrom === 'BENCH_INGEST_RATE' };
+}
+
 export const ingest: Scenario = {
   name: 'ingest',
   about:
     'POST /caas/v4/classifieds at half the max POST rate for 30 s to a server+worker child, six media each from a loopback server: POST (due time) to terminal status',
-  target: 'p99 <= 100 ms, no backlog growth',
+  target: 'at half the max POST rate: backlog flat, p99 <= 250 ms (issue 25)',
+  met(row) {
+    const details = backlogTrend(row);
+    // At a rate BENCH_INGEST_RATE chose, the target (half the maximum) is not what ran.
+    if (!details || details.fromEnvironment || details.rise === undefined) return undefined;
+    return details.rise <= details.rate / 2 && row.p99 <= 250;
+  },
+  note(row) {
+    const details = backlogTrend(row);
+    if (!details || details.rise === undefined) return undefined;
+    return `backlog rose by ${Math.round(details.rise)} from the first quarter of the run to the last (flat: less than half a second of POSTs, ${details.rate / 2})`;
+  },
   ratios: false,
   runs: 1,
   seconds: 30,

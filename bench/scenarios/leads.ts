@@ -61,7 +61,8 @@ export const leads: Scenario = {
   name: 'leads',
   about:
     'POST /seeker-leads/v1/leads at 200/s for 30 s, two ACTIVE subscriptions on loopback receivers, server+worker child: POST (due time) to receipt',
-  target: 'p50 <= 20 ms, p99 <= 100 ms, nothing lost',
+  target: 'p50 <= 20 ms, p99 <= 100 ms, nothing lost (issue 6, kept by issue 25)',
+  met: (row) => row.p50 <= 20 && row.p99 <= 100 && row.lost === 0,
   ratios: false,
   runs: 1,
   seconds: 30,

@@ -20,6 +20,7 @@ import { ask } from '../ipc.js';
 import { dropPendingJobs, pendingJobs } from '../jobs.js';
 import type { Receipt } from '../loopback.js';
 import { spread } from '../percentiles.js';
+import { lateGrowth } from '../trend.js';
 import type { RateResult, Sent } from '../rate.js';
 import { USER_AGENT, type Scenario } from './types.js';
 
@@ -30,6 +31,8 @@ const RATES = { post: 40, put: 30, get: 30, leads: 20 };
 /** Classifieds the PUTs and GETs go to, in turn. */
 const TARGETS = 50;
 const GRACE_MS = 15_000;
+/** RSS of the last third of the run over that of the middle third (trend.ts) that still counts as no growth. */
+const MAX_GROWTH = 1.1;
 
 /** `rate` requests a second for `seconds` from this process (PUT and GET are light to send), each timed from its due time. */
 async function paced(
@@ -68,16 +71,60 @@ async function paced(
 
 const ok = (sent: Sent[]) => sent.filter((s) => s.status >= 200 && s.status < 300);
 
+/** The child's V8 heap in use, in MB, from its /metrics (prom-client's default metrics); undefined if unreadable. */
+async function heapUsedMb(base: string): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(text);
+    return match ? Math.round(Number(match[1]) / 2 ** 20) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One sample of the child every interval of the run: memory and backlog when taken, the p99 of each path over the requests due in the interval. */
+interface Interval {
+  /** Seconds into the run at the interval's end. */
+  second: number;
+  rssMb: number;
+  heapUsedMb: number | undefined;
+  backlog: { deliveries: number; classifieds: number };
+  p99?: Record<PathName, number>;
+}
+
+type PathName = 'post' | 'put' | 'get' | 'lead' | 'leadToWebhook';
+
 /** VmRSS of `pid` in kB. */
 function rssKb(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) : 0;
 }
 
+function printIntervals(intervals: Interval[], step: number): void {
+  const header = ['s', 'RSS MB', 'heap MB', 'deliveries', 'classifieds', 'p99 post', 'put', 'get', 'lead', 'lead→hook'];
+  const lines = intervals.map((interval) =>
+    [
+      interval.second,
+      interval.rssMb,
+      interval.heapUsedMb ?? '?',
+      interval.backlog.deliveries,
+      interval.backlog.classifieds,
+      ...(['post', 'put', 'get', 'lead', 'leadToWebhook'] as const).map((name) => interval.p99?.[name] ?? '-'),
+    ].map(String),
+  );
+  process.stderr.write(`soak: every ${step} s: memory and backlog at the end of the interval, p99 ms of the requests due in it\n`);
+  for (const cells of [header, ...lines]) process.stderr.write(`soak: ${cells.map((cell) => cell.padStart(12)).join('')}\n`);
+}
+
 export const soak: Scenario = {
   name: 'soak',
   about: `mixed load on a server+worker child: POST classifieds ${RATES.post}/s, PUT ${RATES.put}/s, GET ${RATES.get}/s, leads ${RATES.leads}/s, lead and status webhooks to loopback receivers; its log's deadlocks counted`,
-  target: '0 deadlock detected in the log, nothing lost, no backlog growth',
+  target: 'peak RSS <= 300 MB, no RSS growth (issue 25); 0 deadlock detected in the log, nothing lost (issue 23)',
+  met(row) {
+    const details = row.runs[0]?.details as { peakRssMb?: number; rssGrowth?: number; deadlocksLogged?: number } | undefined;
+    if (details?.peakRssMb === undefined || details.rssGrowth === undefined) return undefined;
+    return details.peakRssMb <= 300 && details.rssGrowth <= MAX_GROWTH && details.deadlocksLogged === 0 && row.lost === 0;
+  },
   ratios: false,
   runs: 1,
   seconds: 600,
@@ -134,8 +181,9 @@ export const soak: Scenario = {
         process.stderr.write(`soak: ${seconds} s of mixed load\n`);
         const pid = immogate.child.pid!;
         let peakKb = rssKb(pid);
-        const rssEachMinute: number[] = [];
-        const backlogEachMinute: { deliveries: number; classifieds: number }[] = [];
+        // Per minute, or every 10 s in a run too short for a trend over minutes.
+        const step = seconds < 180 ? 10 : 60;
+        const intervals: Interval[] = [];
         const receipts = new Map<string, Receipt>();
         const collect = async () => {
           const answer = await ask<{ receipts: Receipt[] }>(loopback.child, 'receipts');
@@ -146,10 +194,16 @@ export const soak: Scenario = {
           peakKb = Math.max(peakKb, rssKb(pid));
           tick += 1;
           if (tick % 5 === 0) void collect();
-          if (tick % 60 === 0) {
-            rssEachMinute.push(Math.round(rssKb(pid) / 1024));
-            void Promise.all([pendingJobs(context.pool, DELIVER_WEBHOOK), pendingJobs(context.pool, PROCESS_TASK)]).then(
-              ([deliveries, classifieds]) => backlogEachMinute.push({ deliveries, classifieds }),
+          if (tick % step === 0) {
+            const second = tick;
+            const rssMb = Math.round(rssKb(pid) / 1024);
+            void Promise.all([heapUsedMb(base), pendingJobs(context.pool, DELIVER_WEBHOOK), pendingJobs(context.pool, PROCESS_TASK)]).then(
+              ([heap, deliveries, classifieds]) => {
+                intervals.push({ second, rssMb, heapUsedMb: heap, backlog: { deliveries, classifieds } });
+                process.stderr.write(
+                  `soak: ${second} s: RSS ${rssMb} MB, heap used ${heap ?? '?'} MB, backlog ${deliveries} deliveries, ${classifieds} classifieds\n`,
+                );
+              },
               () => undefined,
             );
           }
@@ -226,6 +280,31 @@ export const soak: Scenario = {
             [...leadsOk.entries()].filter(([key]) => receipts.has(key)).map(([key, s]) => receipts.get(key)!.at - s.sentAt),
           ),
         };
+        // Each interval's p99 over the requests due in it (the answers of its last requests come after its sample).
+        const inInterval = (s: Sent, interval: Interval) =>
+          s.sentAt - started < interval.second * 1000 && s.sentAt - started >= (interval.second - step) * 1000;
+        intervals.sort((a, b) => a.second - b.second);
+        for (const interval of intervals) {
+          const p99 = (sent: Sent[], end: (s: Sent) => number | undefined) =>
+            spread(
+              sent
+                .filter((s) => inInterval(s, interval))
+                .flatMap((s) => {
+                  const at = end(s);
+                  return at === undefined ? [] : [at - s.sentAt];
+                }),
+            ).p99;
+          interval.p99 = {
+            post: p99(ok(posts.sent), (s) => s.answeredAt),
+            put: p99(ok(puts), (s) => s.answeredAt),
+            get: p99(ok(gets), (s) => s.answeredAt),
+            lead: p99([...leadsOk.values()], (s) => s.answeredAt),
+            leadToWebhook: p99([...leadsOk.values()], (s) => receipts.get(s.key)?.at),
+          };
+        }
+        printIntervals(intervals, step);
+        const rssGrowth = lateGrowth(intervals.map((interval) => interval.rssMb));
+        const heapGrowth = lateGrowth(intervals.flatMap((interval) => (interval.heapUsedMb === undefined ? [] : [interval.heapUsedMb])));
         const rates = {
           post: acknowledgedRate(posts.sent, ok(posts.sent)),
           put: acknowledgedRate(puts, ok(puts)),
@@ -235,8 +314,8 @@ export const soak: Scenario = {
         for (const [name, figures] of Object.entries(paths))
           process.stderr.write(`soak: ${name}: ${figures.count} ok, p50 ${figures.p50} ms, p99 ${figures.p99} ms, max ${figures.max} ms\n`);
         process.stderr.write(
-          `soak: acknowledged/s ${JSON.stringify(rates)}; peak RSS ${Math.round(peakKb / 1024)} MB (each minute ${JSON.stringify(rssEachMinute)}); ` +
-            `backlog each minute ${JSON.stringify(backlogEachMinute)}, at the end ${JSON.stringify(backlog)}; ` +
+          `soak: acknowledged/s ${JSON.stringify(rates)}; peak RSS ${Math.round(peakKb / 1024)} MB; ` +
+            `RSS of the last third over the middle third x${rssGrowth?.toFixed(2)}, heap used x${heapGrowth?.toFixed(2)}; backlog at the end ${JSON.stringify(backlog)}; ` +
             `log: ${deadlocks.length} deadlock detected, ${errors.length} errors (${logFile})\n`,
         );
         for (const line of [...deadlocks, ...errors].slice(0, 3)) process.stderr.write(`soak: ${line.slice(0, 600)}\n`);
@@ -254,8 +333,10 @@ export const soak: Scenario = {
             rates,
             paths,
             peakRssMb: Math.round(peakKb / 1024),
-            rssEachMinute,
-            backlogEachMinute,
+            rssGrowth,
+            heapGrowth,
+            intervalSeconds: step,
+            intervals,
             deadlocksLogged: deadlocks.length,
             errorsLogged: errors.length,
             firstFailures: [posts.firstFailure, leads.firstFailure].filter(Boolean),
@@ -268,9 +349,16 @@ export const soak: Scenario = {
       throw error;
     }
   },
+  // Its child is its own, not run.ts's: the peak RSS it measured goes in the table's column.
+  cells: (row) => ({ 'peak RSS MB': (row.runs[0]?.details as { peakRssMb?: number } | undefined)?.peakRssMb ?? '-' }),
   note(row) {
-    const details = row.runs[0]?.details as { deadlocksLogged?: number; errorsLogged?: number; peakRssMb?: number } | undefined;
+    const details = row.runs[0]?.details as
+      | { deadlocksLogged?: number; errorsLogged?: number; peakRssMb?: number; rssGrowth?: number; heapGrowth?: number }
+      | undefined;
     if (!details) return undefined;
-    return `deadlock detected in the log: ${details.deadlocksLogged} (target 0); errors logged: ${details.errorsLogged}; peak RSS ${details.peakRssMb} MB`;
+    return (
+      `deadlock detected in the log: ${details.deadlocksLogged} (target 0); errors logged: ${details.errorsLogged}; peak RSS ${details.peakRssMb} MB; ` +
+      `RSS of the run's last third over its middle third x${details.rssGrowth?.toFixed(2)} (no growth: <= x${MAX_GROWTH}), heap used x${details.heapGrowth?.toFixed(2)}`
+    );
   },
 };

@@ -6,6 +6,8 @@ import type { Scenario } from './types.js';
 export const token: Scenario = {
   name: 'token',
   about: 'POST /oauth/token, client_credentials with the secret in the body (secret hashing is slow on purpose)',
+  target: 'none: secret hashing is slow on purpose',
+  sharedServer: true,
   async setup(context) {
     const body = JSON.stringify({
       grant_type: 'client_credentials',

@@ -26,7 +26,17 @@ export interface Row {
   backlog?: number;
   ofBaselineA?: number;
   ofBaselineB?: number;
+  ofBaselineR?: number;
   peakRssMb?: number;
+  /**
+   * CPU of the database's processes (utime + stime of the postmaster and its children, from /proc)
+   * over the measured runs, per request answered in them; absent where /proc does not show them.
+   */
+  postgresCpuUsPerRequest?: number;
+  /** Whether the figures meet the target, as the scenario's `met` judges them; absent when it cannot tell. */
+  met?: boolean;
+  /** Profiled (--profile): the report and profiles written, and immogate's CPU µs per request in all and by category. */
+  profile?: { report: string; files: string[]; busyUsPerRequest: number | undefined; categories: Record<string, number | undefined> };
   /** A comparison the target asks for (list-1m against list-1k). */
   note?: string;
 }
@@ -37,6 +47,8 @@ export interface Context {
   databaseUrl: string;
   /** The bench's own connection to the database, as its owner (row-level security does not apply). */
   pool: pg.Pool;
+  /** The DATA_DIR of the immogate children: its secrets.key seals what they share in the database. */
+  dataDir: string;
   /** A caas token for the bench client, acting for agency "bench-agency". */
   token: string;
   clientId: string;
@@ -51,6 +63,11 @@ export interface Context {
   issueToken(base: string, options: { root: string; agency: string; scopes: string[] }): Promise<string>;
   /** One autocannon run in a forked driver. */
   autocannon(load: Load): Promise<Measurement>;
+  /**
+   * Node options for an immogate process a scenario spawns itself (`immogate start`): `--cpu-prof`
+   * into the scenario's profile directory when `--profile` names it, nothing otherwise.
+   */
+  profileFlags(): string[];
 }
 
 /** A scenario ready to run: an autocannon load that run.ts repeats, or a run of its own. */
@@ -66,7 +83,12 @@ export interface Scenario {
   target?: string;
   /** Ratios to the baselines are shown for every scenario that is not itself a baseline, unless false. */
   ratios?: boolean;
-  baseline?: 'a' | 'b';
+  baseline?: 'a' | 'b' | 'r';
+  /**
+   * Its load goes to run.ts's immogate child (context.base). Profiled, such a scenario gets a child
+   * of its own started with --cpu-prof, which is stopped (and so writes its profile) when it ends.
+   */
+  sharedServer?: boolean;
   /** Report the immogate process's peak RSS over this scenario's runs. */
   memory?: boolean;
   /** Runs of the scenario (3 unless set). */
@@ -78,6 +100,10 @@ export interface Scenario {
   setup(context: Context): Promise<Prepared>;
   /** A remark computed from the finished row and the rows before it. */
   note?(row: Row, rows: readonly Row[]): string | undefined;
+  /** Whether the row meets `target`; undefined when the figures cannot tell (a baseline missing from the invocation). */
+  met?(row: Row, rows: readonly Row[]): boolean | undefined;
+  /** Cells of the printed table that say something else for this scenario than the defaults (a row without a throughput). */
+  cells?(row: Row): Record<string, string | number>;
 }
 
 export const USER_AGENT = 'ImmogateBench/1.0.0 node/20 linux/6';
