@@ -236,9 +236,10 @@ export async function startServices(
       announce();
     }
     if (roles.worker) {
-      // A pool of its own: work never takes connections from requests.
-      const workerPool = createPool(database.url, config.databasePoolSize);
-      pools.push(workerPool);
+      // A pool of its own beside a server: work never takes connections from requests. Alone (the
+      // worker process of `immogate start`), the pool of start-up, not a second one holding idle connections.
+      const workerPool = roles.server ? createPool(database.url, config.databasePoolSize) : pool;
+      if (workerPool !== pool) pools.push(workerPool);
       worker = await startWorker({
         pool: workerPool,
         databaseUrl: database.url,
