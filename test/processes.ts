@@ -156,6 +156,22 @@ export function demoClientOf(stdout: string): DemoClient {
   return { clientId: match[1]!, secret: match[2]! };
 }
 
+/** The parent of process `pid` (Linux). */
+export function parentOf(pid: number): number {
+  return Number(/^\d+ \(.*\) \S (\d+)/s.exec(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1]);
+}
+
+/**
+ * The nice value of each thread of process `pid` (Linux), whose threads each have one: field 19
+ * of their stat, counted after the command name, which may hold spaces and parentheses.
+ */
+export function threadNiceness(pid: number): number[] {
+  return fs.readdirSync(`/proc/${pid}/task`).map((thread) => {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
 // ---- the embedded PostgreSQL of a DATA_DIR ----
 
 /** A temporary DATA_DIR the embedded PostgreSQL (which runs as another user when we are root) can use. */
