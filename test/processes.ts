@@ -144,6 +144,31 @@ export async function stop(
   return running.exited;
 }
 
+/** The JSON log lines of a process, its children's included (LOG_LEVEL info or lower). */
+export function logLines(running: Immogate): Record<string, any>[] {
+  return running.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
+
+/** The first log line `check` accepts, once it is written; fails if the process exits first or after `timeoutMs`. */
+export async function waitForLog(
+  running: Immogate,
+  what: string,
+  check: (line: Record<string, any>) => boolean,
+  timeoutMs = 60_000,
+): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = logLines(running).find(check);
+    if (found) return found;
+    if (exitedAlready(running) || Date.now() > deadline)
+      assert.fail(`no log line ${what}\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
+    await sleep(50);
+  }
+}
+
 export interface DemoClient {
   clientId: string;
   secret: string;

@@ -32,13 +32,14 @@ import {
   runCli,
   demoClientOf,
   embeddedUrl,
-  exitedAlready,
   killLaunched,
   launch,
+  logLines,
   parentOf,
   postmasterPid,
   stopEmbeddedLeftover,
   threadNiceness,
+  waitForLog,
   waitReady,
   type Immogate,
 } from './processes.js';
@@ -51,30 +52,6 @@ after(async () => {
   await killLaunched();
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
-
-/** The JSON log lines of a process (LOG_LEVEL info or lower). */
-function logLines(running: Immogate): Record<string, any>[] {
-  return running.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, any>);
-}
-
-async function waitForLog(
-  running: Immogate,
-  what: string,
-  check: (line: Record<string, any>) => boolean,
-  timeoutMs = 60_000,
-): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = logLines(running).find(check);
-    if (found) return found;
-    if (exitedAlready(running) || Date.now() > deadline)
-      assert.fail(`no log line ${what}\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
-    await sleep(50);
-  }
-}
 
 describe('two immogate processes on one external PostgreSQL', () => {
   let database: TestDatabase;
