@@ -186,6 +186,15 @@ export function parentOf(pid: number): number {
   return Number(/^\d+ \(.*\) \S (\d+)/s.exec(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1]);
 }
 
+/** The children of process `pid` (Linux): with `immogate start`, its server and worker processes, and the embedded PostgreSQL it started. */
+export function childrenOf(pid: number): number[] {
+  return fs
+    .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+    .split(' ')
+    .filter((text) => text !== '')
+    .map(Number);
+}
+
 /**
  * The nice value of each thread of process `pid` (Linux), whose threads each have one: field 19
  * of their stat, counted after the command name, which may hold spaces and parentheses.
