@@ -6,13 +6,14 @@
  *
  * The worker has a process of its own because in the server's it shares the event loop: draining
  * a backlog of just-posted classifieds took the loop from requests (GET one classified, p99 766 ms
- * beside 8,000 of them). Apart, it is also a lower CPU priority: nice 10, whose weight in Linux's
- * scheduler is 110 against the servers' 1024, so that when they want the same core the worker
- * gets about a tenth of it, and all of a core nobody else wants (a nice value shares, it does not
- * cap). Lower still (19 weighs 15, under 2 %) would let a backlog grow for as long as requests
- * keep the cores busy, and webhooks arrive minutes late; 5 (335) would still take a quarter of a
- * shared core from requests. With Linux's autogroups a nice value weighs among the processes of one session:
- * those of the primary, not PostgreSQL's nor anything else on the machine.
+ * beside 8,000 of them). Apart, it also runs at a lower CPU priority, 10 nice steps below the
+ * servers: in Linux's scheduler a process weighs 1.25 times less per step (nice 10: 110 against
+ * nice 0: 1024), so that when they want the same core the worker gets about a tenth of it, and
+ * all of a core nobody else wants (a nice value shares, it does not cap). Lower still (19 weighs
+ * 15, under 2 %) would let a backlog grow for as long as requests keep the cores busy, webhooks
+ * arriving minutes late; 5 (335) would still take a quarter of a shared core from requests. With
+ * Linux's autogroups a nice value weighs among the processes of one session: the primary's, not
+ * PostgreSQL's nor anything else on the machine.
  *
  * The primary serves nothing itself. It opens the database (starting the embedded one of DATA_DIR,
  * which it then owns and stops last), migrates it, creates the demo client on a first start, and
@@ -26,6 +27,7 @@
  */
 import cluster, { type Worker as ClusterChild } from 'node:cluster';
 import net from 'node:net';
+import os from 'node:os';
 import { loadConfig, type Config } from './config.js';
 import { createPool } from './platform/db/pool.js';
 import { loggerFor, type Logger } from './platform/log.js';
@@ -51,8 +53,13 @@ const RESTART_DELAY_MS = 1_000;
 const MAX_RESTART_DELAY_MS = 30_000;
 /** A child that lived this long did not die of its start-up: its replacement waits the shortest time. */
 const HEALTHY_MS = 60_000;
-/** The worker process's nice value (see the module comment for why this one). */
-export const WORKER_NICENESS = 10;
+/**
+ * How much lower the worker process's priority is than the servers' (see the module comment for
+ * why this much): added to the nice value they inherit, as `nice -n 10` would, so that an operator
+ * who lowers the whole of immogate keeps the same share between them. 19 is the lowest there is.
+ */
+const WORKER_NICENESS_STEP = 10;
+const LOWEST_PRIORITY = 19;
 
 // ---- the child's side (a process forked by the primary runs `immogate server`, `worker` or `start --inline-worker`) ----
 
@@ -207,7 +214,7 @@ class Primary {
     const pid = child.process.pid;
     if (pid === undefined) return;
     try {
-      setNiceness(pid, WORKER_NICENESS);
+      setNiceness(pid, Math.min(LOWEST_PRIORITY, os.getPriority() + WORKER_NICENESS_STEP));
     } catch (error) {
       // Gone already (its exit is handled), or a system that refuses: the worker runs all the same.
       this.logger.warn({ err: error, pid }, 'could not lower the priority of the worker process');
