@@ -95,9 +95,10 @@ function clientHuman(client: Client): string {
 }
 
 async function serve(roles: { server: boolean; worker: boolean }, options: { dev: boolean }): Promise<void> {
-  const [{ isClusterChild, onDrainRequest, processLogger, reportReady }, { devModeMessage, startServices }] = await Promise.all([
+  const [{ isClusterChild, onDrainRequest, processLogger, reportReady }, { startServices }, { devModeMessage }] = await Promise.all([
     import('./cluster.js'),
     import('./runtime.js'),
+    import('./startup.js'),
   ]);
   const config = loadConfig(process.env, options);
   const logger = processLogger(await loggerFor(config));
@@ -137,7 +138,7 @@ async function serve(roles: { server: boolean; worker: boolean }, options: { dev
   // Ctrl-C that reached this process too still counts as the first one.
   onDrainRequest(() => drain({ requestedBy: 'primary' }));
   await starting;
-  // Once, and not from each process of `start --processes N --dev`: their primary says it.
+  // Once, and not from each child of `immogate start --dev`: their primary says it.
   if (config.dev && roles.server && !isClusterChild()) logger.info(devModeMessage(config));
   reportReady();
 }
@@ -183,18 +184,25 @@ export function buildCli(): Command {
   program
     .command('start')
     .description(
-      'run the HTTP server and the job worker in one process, or in N with --processes (embedded PostgreSQL unless DATABASE_URL is set)',
+      'run the HTTP server and the job worker, each in a process of its own at a lower priority for the worker; N servers with --processes (embedded PostgreSQL unless DATABASE_URL is set)',
     )
     .addOption(
-      new Option('--processes <n>', 'run N processes of server and worker sharing the port and the database; "auto": one per core')
+      new Option('--processes <n>', 'run N server processes sharing the port and the database; "auto": one per core')
         .default(1)
         .argParser(processCount),
     )
+    .option(
+      '--inline-worker',
+      "run the worker inside each server process, at the server's priority (one process and no primary with --processes 1)",
+      false,
+    )
     .option('--dev', DEV_OPTION, false)
-    .action((options: { processes: number; dev: boolean }) =>
-      options.processes > 1
-        ? import('./cluster.js').then(({ startCluster }) => startCluster(options.processes, { dev: options.dev }))
-        : serve({ server: true, worker: true }, { dev: options.dev }),
+    .action((options: { processes: number; inlineWorker: boolean; dev: boolean }) =>
+      options.inlineWorker && options.processes === 1
+        ? serve({ server: true, worker: true }, { dev: options.dev })
+        : import('./cluster.js').then(({ startCluster }) =>
+            startCluster(options.processes, { dev: options.dev, inlineWorker: options.inlineWorker }),
+          ),
     );
   program
     .command('server')

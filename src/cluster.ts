@@ -1,6 +1,19 @@
 /*
- * `immogate start --processes N`: N processes on one machine, each the HTTP server and the worker
- * of `immogate start`, so that a machine with more cores uses them.
+ * `immogate start`: a primary process and its children on one machine. By default N server
+ * processes (`--processes N`, 1 unless told) and one worker process; with `--inline-worker`, N
+ * processes that are each the server and the worker (and with N = 1 no primary at all: cli.ts
+ * then serves in the one process).
+ *
+ * The worker has a process of its own because in the server's it shares the event loop: draining
+ * a backlog of just-posted classifieds took the loop from requests (GET one classified, p99 766 ms
+ * beside 8,000 of them). Apart, it also runs at a lower CPU priority, 10 nice steps below the
+ * servers: in Linux's scheduler a process weighs 1.25 times less per step (nice 10: 110 against
+ * nice 0: 1024), so that when they want the same core the worker gets about a tenth of it, and
+ * all of a core nobody else wants (a nice value shares, it does not cap). Lower still (19 weighs
+ * 15, under 2 %) would let a backlog grow for as long as requests keep the cores busy, webhooks
+ * arriving minutes late; 5 (335) would still take a quarter of a shared core from requests. With
+ * Linux's autogroups a nice value weighs among the processes of one session: the primary's, not
+ * PostgreSQL's nor anything else on the machine.
  *
  * The primary serves nothing itself. It opens the database (starting the embedded one of DATA_DIR,
  * which it then owns and stops last), migrates it, creates the demo client on a first start, and
@@ -14,13 +27,15 @@
  */
 import cluster, { type Worker as ClusterChild } from 'node:cluster';
 import net from 'node:net';
+import os from 'node:os';
 import { loadConfig, type Config } from './config.js';
 import { createPool } from './platform/db/pool.js';
 import { loggerFor, type Logger } from './platform/log.js';
 import { openDatabase, prepareDatabase, type Database } from './platform/db/open.js';
-import { devModeMessage, ensureDemoClient, firstRunMessage, listenError, secureDataDir } from './runtime.js';
+import { setNiceness } from './platform/niceness.js';
+import { devModeMessage, ensureDemoClient, firstRunMessage, listenError, secureDataDir } from './startup.js';
 
-/** A child tells the primary its server listens and its worker runs. */
+/** A child tells the primary its server listens and/or its worker runs. */
 const READY = 'immogate:ready';
 /** The primary asks a child to stop as `immogate start` does on SIGTERM. */
 const DRAIN = 'immogate:drain';
@@ -30,8 +45,15 @@ const RESTART_DELAY_MS = 1_000;
 const MAX_RESTART_DELAY_MS = 30_000;
 /** A child that lived this long did not die of its start-up: its replacement waits the shortest time. */
 const HEALTHY_MS = 60_000;
+/**
+ * How much lower the worker process's priority is than the servers' (see the module comment for
+ * why this much): added to the nice value they inherit, as `nice -n 10` would, so that an operator
+ * who lowers the whole of immogate keeps the same share between them. 19 is the lowest there is.
+ */
+const WORKER_NICENESS_STEP = 10;
+const LOWEST_PRIORITY = 19;
 
-// ---- the child's side (a process forked by the primary runs `immogate start`) ----
+// ---- the child's side (a process forked by the primary runs `immogate server`, `worker` or `start --inline-worker`) ----
 
 /** In a child, log lines carry its pid: the children write to one terminal. */
 export function processLogger(logger: Logger): Logger {
@@ -59,8 +81,23 @@ export function reportReady(): void {
 
 // ---- the primary ----
 
+/** What a child runs; the last only with --inline-worker. */
+type Role = 'server' | 'worker' | 'server and worker';
+
+/** The command line of a child of each role. */
+function commandOf(role: Role, dev: boolean): string[] {
+  const command = role === 'server' ? ['server'] : role === 'worker' ? ['worker'] : ['start', '--inline-worker'];
+  return dev ? [...command, '--dev'] : command;
+}
+
+/** Database connections a child of each role may open: a pool for requests, a pool for work and the worker's LISTEN connection. */
+function connectionsOf(role: Role, poolSize: number): number {
+  return role === 'server' ? poolSize : role === 'worker' ? poolSize + 1 : 2 * poolSize + 1;
+}
+
 interface Child {
   slot: number;
+  role: Role;
   process: ClusterChild;
   forkedAt: number;
   ready: boolean;
@@ -89,6 +126,8 @@ class Primary {
   private forked = false;
   /** Every first child reported ready once; from then on a death is a crash, not a failed start. */
   private started = false;
+  /** A server listens: what is said once then has been said. */
+  private served = false;
   private stopping = false;
   private signals = 0;
   private exitCode = 0;
@@ -98,7 +137,8 @@ class Primary {
   constructor(
     private readonly config: Config,
     private readonly logger: Logger,
-    private readonly processes: number,
+    /** The role of the child in each slot. */
+    private readonly slots: readonly Role[],
   ) {}
 
   async start(): Promise<void> {
@@ -113,12 +153,17 @@ class Primary {
       throw error;
     }
     if (this.stopping) return this.finish();
-    cluster.setupPrimary({ exec: process.argv[1], args: this.config.dev ? ['start', '--dev'] : ['start'] });
     cluster.on('exit', (child, code, signal) => this.exited(child, code, signal));
     this.forked = true;
-    for (let slot = 0; slot < this.processes; slot += 1) this.fork(slot);
-    this.logger.info({ processes: this.processes, database: this.database.description }, 'starting server and worker processes');
-    if (this.config.dev) this.logger.info(devModeMessage(this.config));
+    for (const [slot, role] of this.slots.entries()) this.fork(slot, role);
+    this.logger.info(
+      {
+        servers: this.slots.filter((role) => role !== 'worker').length,
+        worker: this.slots.includes('worker') ? 'own process' : 'in each server process',
+        database: this.database.description,
+      },
+      'starting server and worker processes',
+    );
   }
 
   /** What `immogate start` does before it serves: migrate, and the demo client of a first start. */
@@ -127,16 +172,15 @@ class Primary {
     try {
       const applied = await prepareDatabase(pool);
       if (applied.length > 0) this.logger.info({ applied }, 'migrations applied');
-      // Told once the first process listens (its READY), so that its curl line works when read.
+      // Told once the first server listens (its READY), so that its curl line works when read.
       this.firstRun = await ensureDemoClient(pool);
       const { rows } = await pool.query<{ max: number }>(
         "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS max",
       );
-      // Each child has a pool for requests, one for work and the worker's LISTEN connection.
-      const wanted = this.processes * (2 * this.config.databasePoolSize + 1);
+      const wanted = this.slots.reduce((sum, role) => sum + connectionsOf(role, this.config.databasePoolSize), 0);
       if (rows[0] && wanted > rows[0].max) {
         this.logger.warn(
-          { processes: this.processes, connections: wanted, maxConnections: rows[0].max },
+          { processes: this.slots.length, connections: wanted, maxConnections: rows[0].max },
           'under full load the processes may open more connections than the database allows: lower --processes or DATABASE_POOL_SIZE',
         );
       }
@@ -150,24 +194,46 @@ class Primary {
     this.firstRun = undefined;
   }
 
-  private fork(slot: number): void {
+  /** A server listens: the first start's client, and dev mode's line, said once as `immogate start` says them. */
+  private serving(): void {
+    this.announceFirstRun();
+    if (this.config.dev && !this.served) this.logger.info(devModeMessage(this.config));
+    this.served = true;
+  }
+
+  /** Lowers the worker process's priority; again once it started, for a thread begun while the first pass listed them. */
+  private lower(child: ClusterChild): void {
+    const pid = child.process.pid;
+    if (pid === undefined) return;
+    try {
+      setNiceness(pid, Math.min(LOWEST_PRIORITY, os.getPriority() + WORKER_NICENESS_STEP));
+    } catch (error) {
+      // Gone already (its exit is handled), or a system that refuses: the worker runs all the same.
+      this.logger.warn({ err: error, pid }, 'could not lower the priority of the worker process');
+    }
+  }
+
+  private fork(slot: number, role: Role): void {
     this.restarts.delete(slot);
     if (!this.database) throw new Error('a process was forked before the database was open');
+    // The settings apply to the next fork only: each child gets the command of its role.
+    cluster.setupPrimary({ exec: process.argv[1], args: commandOf(role, this.config.dev) });
     const child = cluster.fork({ DATABASE_URL: this.database.url });
-    const entry: Child = { slot, process: child, forkedAt: Date.now(), ready: false };
+    const entry: Child = { slot, role, process: child, forkedAt: Date.now(), ready: false };
     this.children.set(child.id, entry);
+    if (role === 'worker') child.once('online', () => this.lower(child));
     // A message to a child that is going away fails; its exit is what counts, and is handled.
-    child.on('error', (error) => this.logger.warn({ err: error, pid: child.process.pid }, 'could not reach a server and worker process'));
+    child.on('error', (error) => this.logger.warn({ err: error, pid: child.process.pid }, `could not reach a ${role} process`));
     child.on('message', (message) => {
       if (message !== READY) return;
       entry.ready = true;
-      this.announceFirstRun();
-      if (!this.started && [...this.children.values()].every((other) => other.ready) && this.children.size === this.processes) {
+      if (role === 'worker') this.lower(child);
+      else this.serving();
+      if (!this.started && [...this.children.values()].every((other) => other.ready) && this.children.size === this.slots.length) {
         this.started = true;
-        this.logger.info(
-          { processes: this.processes, pids: [...this.children.values()].map((other) => other.process.process.pid) },
-          'all processes started',
-        );
+        const pids = (roles: Role[]) =>
+          [...this.children.values()].filter((other) => roles.includes(other.role)).map((other) => other.process.process.pid);
+        this.logger.info({ servers: pids(['server', 'server and worker']), worker: pids(['worker'])[0] }, 'all processes started');
       }
     });
   }
@@ -183,7 +249,7 @@ class Primary {
     }
     if (!this.started && !entry.ready) {
       // Dying before it served once, it would die again: this is a failed start, not a crash.
-      this.logger.error({ pid, code, signal }, 'a process failed to start: stopping');
+      this.logger.error({ pid, code, signal, role: entry.role }, 'a process failed to start: stopping');
       // The secret is shown once or never: told even so, for the next start to be used with.
       this.announceFirstRun();
       this.exitCode = 1;
@@ -196,13 +262,11 @@ class Primary {
     const delay = Math.min(MAX_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** (failures - 1));
     this.logger.warn(
       { pid, code, signal, restartInMs: delay },
-      entry.ready
-        ? 'a server and worker process died: starting another in its place'
-        : 'a replacement process failed to start: trying again',
+      entry.ready ? `a ${entry.role} process died: starting another in its place` : 'a replacement process failed to start: trying again',
     );
     this.restarts.set(
       entry.slot,
-      setTimeout(() => this.fork(entry.slot), delay),
+      setTimeout(() => this.fork(entry.slot, entry.role), delay),
     );
   }
 
@@ -244,11 +308,17 @@ class Primary {
   }
 }
 
-/** Runs `immogate start` as `processes` children of this process (see the module comment). */
-export async function startCluster(processes: number, options: { dev: boolean }): Promise<void> {
+/**
+ * Runs `immogate start` as children of this process (see the module comment): `servers` server
+ * processes and one worker process, or `servers` processes of both with `inlineWorker`.
+ */
+export async function startCluster(servers: number, options: { dev: boolean; inlineWorker: boolean }): Promise<void> {
   const config = loadConfig(process.env, options);
   const logger = await loggerFor(config);
-  const primary = new Primary(config, logger, processes);
+  const slots: Role[] = options.inlineWorker
+    ? Array<Role>(servers).fill('server and worker')
+    : [...Array<Role>(servers).fill('server'), 'worker'];
+  const primary = new Primary(config, logger, slots);
   // From the very start, as serve() does: a signal while the database starts stops it afterwards.
   process.on('SIGINT', () => primary.signal('SIGINT'));
   process.on('SIGTERM', () => primary.signal('SIGTERM'));

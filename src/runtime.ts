@@ -5,104 +5,24 @@
 import type { FastifyInstance } from 'fastify';
 import { deliverySourcesOf, type ApiModule } from './platform/module.js';
 import { buildApp } from './app.js';
-import { ConfigError, type Config } from './config.js';
-import { DEMO_INTERMEDIARY, createClient } from './platform/auth/clients.js';
+import type { Config } from './config.js';
 import { KeyStore } from './platform/auth/keys.js';
-import { keyFilePath, sealerFor } from './platform/secrets/sealer.js';
+import { sealerFor } from './platform/secrets/sealer.js';
 import { PLATFORM_SEALED_COLUMNS, sealStoredSecrets, type SealedColumn } from './platform/secrets/stored.js';
-import { embeddedClusterExists } from './platform/db/embedded.js';
 import { openDatabase, prepareDatabase } from './platform/db/open.js';
-import { createPool, inTransaction, type Pool } from './platform/db/pool.js';
+import { createPool, type Pool } from './platform/db/pool.js';
 import { deliveryStream } from './platform/delivery/index.js';
 import type { Logger } from './platform/log.js';
 import { createMetrics } from './platform/metrics.js';
 import { API_MODULES } from './apis/index.js';
 import { PLATFORM_TASKS } from './platform/work/tasks.js';
 import { startWorker, type Worker } from './platform/work/worker.js';
-import { codeOf } from './platform/caught.js';
-import { tightenDataDir } from './platform/dataDir.js';
 import { recordListening } from './platform/listeners.js';
-
-/**
- * What a start does to DATA_DIR before anything else: takes group and other access away from what
- * an earlier version (or a copy, or a restore) left readable (dataDir.ts), and says so. The key
- * files are left as they are: one others could read may have been copied, so it is refused at
- * start (sealer.ts) for the operator to decide, as ssh refuses such keys, not quietly made private.
- */
-export async function secureDataDir(config: Config, logger: Logger): Promise<void> {
-  const leave = ['', '.next', '.previous'].map((suffix) => keyFilePath(config.dataDir, suffix));
-  // The processes of --processes N get the primary's embedded database as DATABASE_URL; its cluster
-  // under DATA_DIR still needs its passage for the user postgres (a restart by the primary's
-  // supervisor reads its files by path).
-  const embedded = config.databaseUrl === undefined || embeddedClusterExists(config.dataDir);
-  const changed = await tightenDataDir(config.dataDir, { embedded, leave });
-  if (changed.length > 0) {
-    logger.warn({ dataDir: config.dataDir, tightened: changed.length }, 'took group and other access away from files under DATA_DIR');
-  }
-}
+import { ensureDemoClient, firstRunMessage, listenError, secureDataDir } from './startup.js';
 
 /** Every column holding sealed secrets: the platform's and those the API modules declare. */
 export function sealedColumnsOf(modules: readonly ApiModule[]): SealedColumn[] {
   return [...PLATFORM_SEALED_COLUMNS, ...modules.flatMap((module) => module.sealedColumns ?? [])];
-}
-
-/**
- * On the first server start of a database with no client at all, creates the sandbox client a
- * new user starts with and returns its secret (shown once). CLI commands never do this: a client
- * whose secret nobody saw would be of no use. The lock keeps servers starting together from
- * creating two.
- */
-export async function ensureDemoClient(pool: Pool): Promise<{ clientId: string; secret: string } | undefined> {
-  return inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['immogate.demo_client']);
-    const { rows } = await client.query('SELECT 1 FROM clients LIMIT 1');
-    if (rows.length > 0) return undefined;
-    const created = await createClient(client, {
-      name: 'sandbox demo client',
-      intermediaries: [DEMO_INTERMEDIARY],
-      scopes: ['caas:*', 'clim:*', 'leads:*'],
-      // Production after review (`immogate clients report`, then `clients update --environments`).
-      environments: ['sandbox'],
-    });
-    return { clientId: created.client.clientId, secret: created.secret };
-  });
-}
-
-export function firstRunMessage(config: Config, demo: { clientId: string; secret: string }): string {
-  const body = JSON.stringify({
-    grant_type: 'client_credentials',
-    client_id: demo.clientId,
-    client_secret: demo.secret,
-    audience: `${config.publicUrl}/sandbox/caas/v4`,
-    intermediary_id: DEMO_INTERMEDIARY,
-  });
-  return [
-    '',
-    'First start: created a sandbox client with every scope, acting for intermediary "demo-agency".',
-    `  client_id:     ${demo.clientId}`,
-    `  client_secret: ${demo.secret}`,
-    'The secret is shown only now. Get a token with:',
-    `  curl -s -X POST ${config.publicUrl}/oauth/token -H 'Content-Type: application/json' -d '${body}'`,
-    // Without the secret too: the command mints through this database.
-    `or, next to this server: immogate token --api caas --env sandbox --agency ${DEMO_INTERMEDIARY}`,
-    '',
-  ].join('\n');
-}
-
-/** The line dev mode adds once the server listens: where to look, and what the sandbox may reach. */
-export function devModeMessage(config: Config): string {
-  return `dev mode: the console is at ${config.publicUrl}/console and the API documents at ${config.publicUrl}/docs; sandbox webhooks and media may reach loopback and private addresses, production's may not`;
-}
-
-/** A failure to listen is nearly always a bad PORT or HOST: say which, as for any other bad setting. */
-export function listenError(error: unknown, config: Config): unknown {
-  const code = codeOf(error);
-  if (code === 'EADDRINUSE') return new ConfigError('PORT', `port ${config.port} is already in use on ${config.host}`);
-  if (code === 'EACCES') return new ConfigError('PORT', `no permission to listen on port ${config.port}`);
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return new ConfigError('HOST', `cannot listen on "${config.host}": it is not an address of this machine (${code})`);
-  }
-  return error;
 }
 
 export interface Services {
@@ -174,9 +94,10 @@ export async function startServices(
       announce();
     }
     if (roles.worker) {
-      // A pool of its own: work never takes connections from requests.
-      const workerPool = createPool(database.url, config.databasePoolSize);
-      pools.push(workerPool);
+      // A pool of its own beside a server: work never takes connections from requests. Alone (the
+      // worker process of `immogate start`), the pool of start-up, not a second one holding idle connections.
+      const workerPool = roles.server ? createPool(database.url, config.databasePoolSize) : pool;
+      if (workerPool !== pool) pools.push(workerPool);
       worker = await startWorker({
         pool: workerPool,
         databaseUrl: database.url,

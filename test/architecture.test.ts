@@ -126,6 +126,15 @@ describe('the CLI', () => {
     );
   });
 
+  it('and the primary of immogate start, which serves nothing, loads neither', () => {
+    const loaded = loadedWith(importGraph(STATIC_SPECIFIER), 'cluster.ts');
+    const heavy = ['app.ts', 'runtime.ts', path.join('apis', 'index.ts'), path.join('platform', 'work', 'worker.ts')];
+    assert.deepEqual(
+      heavy.filter((module) => loaded.has(module)),
+      [],
+    );
+  });
+
   it('names the webhook sources the API modules declare', () => {
     assert.deepEqual([...WEBHOOK_SOURCES].sort(), Object.keys(deliverySourcesOf(API_MODULES)).sort());
   });

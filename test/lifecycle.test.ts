@@ -1,6 +1,7 @@
 /*
  * immogate as a user runs it: real processes of the built CLI, stopped by signals. The embedded
- * PostgreSQL part initialises a cluster, which takes seconds, so it checks only the essentials.
+ * PostgreSQL part initialises a cluster, which takes seconds, so it checks only the essentials:
+ * among them that `immogate start` serves from one child process and works from another.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -8,16 +9,21 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { alive } from '../src/platform/db/embedded.js';
 import { createPool, type Pool } from '../src/platform/db/pool.js';
+import { minimalClassified } from './fixtures/classifieds.js';
 import { createTestDatabase, freePort, http, makeClient, type TestDatabase } from './helpers.js';
 import {
   isReady,
   killLaunched,
   launch,
+  logLines,
+  parentOf,
   postmasterPid as postmasterPidOf,
   removeDataDir,
   runCli,
   stop,
   temporaryDataDir,
+  threadNiceness,
+  waitForLog,
   waitReady,
   waitUntil,
   type Immogate,
@@ -49,6 +55,7 @@ describe('npm start with the embedded PostgreSQL', () => {
   let server: Immogate;
   let demo: { clientId: string; secret: string };
   let postgresPid: number;
+  let children: { server: number; worker: number };
   const postmasterPid = () => postmasterPidOf(dataDir)!;
   const embeddedEnv = () => ({ DATABASE_URL: undefined, DATA_DIR: dataDir });
 
@@ -99,6 +106,44 @@ describe('npm start with the embedded PostgreSQL', () => {
     assert.equal(alive(postgresPid), true);
   });
 
+  it(
+    'the server answers from one child process; the worker runs in another, at nice 10, and processes a classified posted',
+    STEP,
+    async () => {
+      const started = await waitForLog(server, 'all processes started', (line) => line.msg === 'all processes started');
+      children = { server: started.servers[0] as number, worker: started.worker as number };
+      assert.deepEqual(started.servers, [children.server]);
+      const pids = (message: string) =>
+        logLines(server)
+          .filter((line) => line.msg === message)
+          .map((line) => line.pid);
+      assert.deepEqual(pids('immogate listening'), [children.server]);
+      assert.deepEqual(pids('worker started'), [children.worker]);
+      assert.notEqual(children.worker, children.server);
+      assert.equal(parentOf(children.server), server.pid);
+      assert.equal(parentOf(children.worker), server.pid);
+      const primaryNiceness = threadNiceness(server.pid)[0]!;
+      assert.deepEqual([...new Set(threadNiceness(children.server))], [primaryNiceness]);
+      assert.deepEqual([...new Set(threadNiceness(children.worker))], [Math.min(19, primaryNiceness + 10)]);
+
+      const token = ((await tokenRequest(server.base, demo.clientId, demo.secret)).body as { access_token: string }).access_token;
+      const headers = { authorization: `Bearer ${token}` };
+      const created = await http('POST', `${server.base}/sandbox/caas/v4/classifieds`, { headers, body: minimalClassified() });
+      assert.equal(created.status, 202, created.text);
+      const id = (created.body as { classifiedId: string }).classifiedId;
+      const latest = () => http('GET', `${server.base}/sandbox/caas/v4/classifieds/${id}/statuses?filter=latest&limit=1`, { headers });
+      await waitUntil(
+        'the classified processed',
+        async () => ['accepted', 'rejected'].includes(((await latest()).body as { items: { stage: string }[] }).items[0]?.stage ?? ''),
+        server,
+      );
+      const answer = await latest();
+      assert.equal(answer.status, 200);
+      const [status] = (answer.body as { items: Record<string, unknown>[] }).items;
+      assert.deepEqual({ stage: status?.stage, status: status?.status }, { stage: 'accepted', status: 'CREATED' });
+    },
+  );
+
   it('a CLI command joins the running database and leaves it running', STEP, async () => {
     const result = await runCli(['clients', 'list', '--json'], embeddedEnv());
     assert.equal(result.stderr, '');
@@ -129,11 +174,22 @@ describe('npm start with the embedded PostgreSQL', () => {
     assert.equal(classifieds.status, 200);
   });
 
-  it('SIGTERM: exits 0 and stops the embedded database', STEP, async () => {
+  it('SIGTERM: the server and the worker drain, the process exits 0 and stops the embedded database', STEP, async () => {
     assert.deepEqual(await stop(server), { code: 0, signal: null });
+    assert.equal(alive(children.server), false);
+    assert.equal(alive(children.worker), false);
     assert.equal(alive(postgresPid), false);
     assert.equal(fs.existsSync(path.join(dataDir, 'postgres', 'cluster', 'postmaster.pid')), false);
-    assert.match(server.stdout, /"msg":"stopped"/);
+    const everyone = (message: string) =>
+      logLines(server)
+        .filter((line) => line.msg === message)
+        .map((line) => line.pid ?? 'primary')
+        .sort();
+    const all = ['primary', children.server, children.worker].sort();
+    assert.deepEqual(everyone('shutting down: draining requests and jobs'), all);
+    assert.deepEqual(everyone('stopped'), all);
+    // The database stopped after both children: the primary's line is the last.
+    assert.deepEqual({ msg: logLines(server).at(-1)?.msg, pid: logLines(server).at(-1)?.pid }, { msg: 'stopped', pid: undefined });
     assert.equal(server.stderr, '');
   });
 
@@ -145,17 +201,24 @@ describe('npm start with the embedded PostgreSQL', () => {
     postgresPid = postmasterPid();
   });
 
-  it('after a crash (SIGKILL) the database keeps running; the next start adopts it and stops it on SIGTERM', STEP, async () => {
-    assert.deepEqual(await stop(server, 'SIGKILL'), { code: null, signal: 'SIGKILL' });
-    assert.equal(alive(postgresPid), true);
+  it(
+    'after a crash (SIGKILL) the database keeps running, the children exit; the next start adopts it and stops it on SIGTERM',
+    STEP,
+    async () => {
+      const started = await waitForLog(server, 'all processes started', (line) => line.msg === 'all processes started');
+      const orphans = [...(started.servers as number[]), started.worker as number];
+      assert.deepEqual(await stop(server, 'SIGKILL'), { code: null, signal: 'SIGKILL' });
+      assert.equal(alive(postgresPid), true);
+      await waitUntil('the children to exit with their parent', () => !orphans.some(alive), undefined, 100);
 
-    server = await start(['start'], embeddedEnv());
-    await waitReady(server);
-    assert.equal(postmasterPid(), postgresPid);
-    assert.equal((await tokenRequest(server.base, demo.clientId, demo.secret)).status, 200);
-    assert.deepEqual(await stop(server), { code: 0, signal: null });
-    await waitUntil('the adopted database to stop', () => !alive(postgresPid), undefined, 100);
-  });
+      server = await start(['start'], embeddedEnv());
+      await waitReady(server);
+      assert.equal(postmasterPid(), postgresPid);
+      assert.equal((await tokenRequest(server.base, demo.clientId, demo.secret)).status, 200);
+      assert.deepEqual(await stop(server), { code: 0, signal: null });
+      await waitUntil('the adopted database to stop', () => !alive(postgresPid), undefined, 100);
+    },
+  );
 });
 
 describe('immogate server and immogate worker as separate processes on DATABASE_URL', () => {

@@ -144,6 +144,31 @@ export async function stop(
   return running.exited;
 }
 
+/** The JSON log lines of a process, its children's included (LOG_LEVEL info or lower). */
+export function logLines(running: Immogate): Record<string, any>[] {
+  return running.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
+
+/** The first log line `check` accepts, once it is written; fails if the process exits first or after `timeoutMs`. */
+export async function waitForLog(
+  running: Immogate,
+  what: string,
+  check: (line: Record<string, any>) => boolean,
+  timeoutMs = 60_000,
+): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = logLines(running).find(check);
+    if (found) return found;
+    if (exitedAlready(running) || Date.now() > deadline)
+      assert.fail(`no log line ${what}\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
+    await sleep(50);
+  }
+}
+
 export interface DemoClient {
   clientId: string;
   secret: string;
@@ -154,6 +179,31 @@ export function demoClientOf(stdout: string): DemoClient {
   const match = /^ {2}client_id: +(ig_[0-9a-f]{24})\n {2}client_secret: (\S+)$/m.exec(stdout);
   assert.ok(match, `no demo client in:\n${stdout}`);
   return { clientId: match[1]!, secret: match[2]! };
+}
+
+/** The parent of process `pid` (Linux). */
+export function parentOf(pid: number): number {
+  return Number(/^\d+ \(.*\) \S (\d+)/s.exec(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1]);
+}
+
+/** The children of process `pid` (Linux): with `immogate start`, its server and worker processes, and the embedded PostgreSQL it started. */
+export function childrenOf(pid: number): number[] {
+  return fs
+    .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+    .split(' ')
+    .filter((text) => text !== '')
+    .map(Number);
+}
+
+/**
+ * The nice value of each thread of process `pid` (Linux), whose threads each have one: field 19
+ * of their stat, counted after the command name, which may hold spaces and parentheses.
+ */
+export function threadNiceness(pid: number): number[] {
+  return fs.readdirSync(`/proc/${pid}/task`).map((thread) => {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
 }
 
 // ---- the embedded PostgreSQL of a DATA_DIR ----

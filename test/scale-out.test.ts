@@ -1,8 +1,10 @@
 /*
  * More than one immogate process on one database, with real processes of the built CLI: two
  * `immogate start` on an external PostgreSQL share the work, and when one is killed mid-load the
- * other finishes what it had leased; `immogate start --processes N` runs N server and worker
- * processes on one port over the embedded PostgreSQL, replaces one that dies, and stops them all.
+ * other finishes what it had leased; `immogate start --processes N` runs N server processes on
+ * one port and a worker process at a lower priority over the embedded PostgreSQL, replaces one
+ * that dies (the worker's replacement finishing what it held), and stops them all;
+ * `--inline-worker` keeps the worker in each server process, or the one process of before.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,16 +15,31 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { alive } from '../src/platform/db/embedded.js';
 import { createTestDatabase, freePort, type TestDatabase } from './helpers.js';
-import { acknowledged, assertConsistent, Load, MediaServer, query, Receiver, subscribe, tokensFor, waitCaughtUp } from './pipeline.js';
+import {
+  acknowledged,
+  assertConsistent,
+  type Crash,
+  Load,
+  MediaServer,
+  query,
+  Receiver,
+  subscribe,
+  tokensFor,
+  type Tokens,
+  waitCaughtUp,
+} from './pipeline.js';
 import {
   runCli,
   demoClientOf,
   embeddedUrl,
-  exitedAlready,
   killLaunched,
   launch,
+  logLines,
+  parentOf,
   postmasterPid,
   stopEmbeddedLeftover,
+  threadNiceness,
+  waitForLog,
   waitReady,
   type Immogate,
 } from './processes.js';
@@ -35,30 +52,6 @@ after(async () => {
   await killLaunched();
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
-
-/** The JSON log lines of a process (LOG_LEVEL info or lower). */
-function logLines(running: Immogate): Record<string, any>[] {
-  return running.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, any>);
-}
-
-async function waitForLog(
-  running: Immogate,
-  what: string,
-  check: (line: Record<string, any>) => boolean,
-  timeoutMs = 60_000,
-): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = logLines(running).find(check);
-    if (found) return found;
-    if (exitedAlready(running) || Date.now() > deadline)
-      assert.fail(`no log line ${what}\nstdout:\n${running.stdout}\nstderr:\n${running.stderr}`);
-    await sleep(50);
-  }
-}
 
 describe('two immogate processes on one external PostgreSQL', () => {
   let database: TestDatabase;
@@ -167,13 +160,17 @@ function getOnNewConnection(url: string): Promise<number> {
   });
 }
 
-const parentOf = (pid: number) => Number(/^\d+ \(.*\) \S (\d+)/s.exec(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1]);
-
 describe('immogate start --processes', () => {
   let dataDir: string;
   let port: number;
   let primary: Immogate;
-  let children: number[];
+  let servers: number[];
+  let worker: number;
+  let tokens: Tokens;
+  let receiver: Receiver;
+  let media: MediaServer;
+  const ack = acknowledged();
+  const crashes: Crash[] = [];
   const env = () => ({ DATA_DIR: dataDir, DATABASE_URL: undefined, LOG_LEVEL: 'debug', ALLOW_PRIVATE_TARGETS: 'true' });
   /** Pids of the processes that logged a request since line `from`. */
   const servedBy = (from: number) =>
@@ -183,6 +180,12 @@ describe('immogate start --processes', () => {
         .filter((line) => line.url === '/health')
         .map((line) => line.pid as number),
     );
+  /** The nice value the worker process gets: ten more than the primary's, at most 19. */
+  const lowered = () => Math.min(19, threadNiceness(primary.pid)[0]! + 10);
+  const niceness = (pid: number) => [...new Set(threadNiceness(pid))];
+  const workerIdOf = async (pid: number) =>
+    (await waitForLog(primary, `"worker started" of ${pid}`, (line) => line.msg === 'worker started' && line.pid === pid))
+      .workerId as string;
 
   it('a bad --processes: exit 1 with the reason, nothing started', async () => {
     for (const value of ['0', 'two', '1.5', '-3']) {
@@ -194,62 +197,77 @@ describe('immogate start --processes', () => {
     }
   });
 
-  it('--processes 2: the primary prepares the database, two children listen on the one port and share the requests', STEP, async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-processes-'));
-    // PostgreSQL refuses to run as root, so it runs as another user that must reach the directory.
-    fs.chmodSync(dataDir, 0o755);
-    cleanups.push(async () => {
-      await stopEmbeddedLeftover(dataDir);
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    });
-    port = await freePort();
-    primary = launch(['start', '--processes', '2'], port, env());
-    await waitReady(primary);
-    const started = await waitForLog(primary, 'all processes started', (line) => line.msg === 'all processes started');
-    children = started.pids as number[];
-    assert.equal(children.length, 2);
-    const listening = logLines(primary).filter((line) => line.msg === 'immogate listening');
-    assert.deepEqual(listening.map((line) => line.pid).sort(), [...children].sort());
-    assert.deepEqual(
-      listening.map((line) => line.address),
-      [primary.base, primary.base],
-    );
-    for (const child of children) assert.equal(parentOf(child), primary.pid);
-    // The primary started the database and owns it; the children use it as an external one.
-    assert.equal(parentOf(postmasterPid(dataDir)!), primary.pid);
-    assert.equal(primary.stdout.match(/First start:/g)?.length, 1);
+  it(
+    '--processes 2: the primary prepares the database, two server children share the port and the requests, a worker child at nice 10 does the work',
+    STEP,
+    async () => {
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-processes-'));
+      // PostgreSQL refuses to run as root, so it runs as another user that must reach the directory.
+      fs.chmodSync(dataDir, 0o755);
+      cleanups.push(async () => {
+        await stopEmbeddedLeftover(dataDir);
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      });
+      port = await freePort();
+      primary = launch(['start', '--processes', '2'], port, env());
+      await waitReady(primary);
+      const started = await waitForLog(primary, 'all processes started', (line) => line.msg === 'all processes started');
+      servers = started.servers as number[];
+      worker = started.worker as number;
+      assert.equal(servers.length, 2);
+      assert.equal(typeof worker, 'number');
+      assert.equal(servers.includes(worker), false);
+      const listening = logLines(primary).filter((line) => line.msg === 'immogate listening');
+      assert.deepEqual(listening.map((line) => line.pid).sort(), [...servers].sort());
+      assert.deepEqual(
+        listening.map((line) => line.address),
+        [primary.base, primary.base],
+      );
+      // The worker runs in its own process only, ten nice steps below the servers, every thread of it.
+      assert.deepEqual(
+        logLines(primary)
+          .filter((line) => line.msg === 'worker started')
+          .map((line) => line.pid),
+        [worker],
+      );
+      assert.deepEqual(niceness(worker), [lowered()]);
+      for (const server of servers) assert.deepEqual(niceness(server), niceness(primary.pid));
+      for (const child of [...servers, worker]) assert.equal(parentOf(child), primary.pid);
+      // The primary started the database and owns it; the children use it as an external one.
+      assert.equal(parentOf(postmasterPid(dataDir)!), primary.pid);
+      assert.equal(primary.stdout.match(/First start:/g)?.length, 1);
 
-    const from = logLines(primary).length;
-    const answers = await Promise.all(Array.from({ length: 20 }, () => getOnNewConnection(`${primary.base}/health`)));
-    assert.deepEqual(answers, Array(20).fill(200));
-    await sleep(200);
-    assert.deepEqual([...servedBy(from)].sort(), [...children].sort());
+      const from = logLines(primary).length;
+      const answers = await Promise.all(Array.from({ length: 20 }, () => getOnNewConnection(`${primary.base}/health`)));
+      assert.deepEqual(answers, Array(20).fill(200));
+      await sleep(200);
+      assert.deepEqual([...servedBy(from)].sort(), [...servers].sort());
 
-    // The API works end to end: a classified goes through a child's worker.
-    const tokens = await tokensFor(primary.base, demoClientOf(primary.stdout));
-    const receiver = await Receiver.start();
-    const media = await MediaServer.start();
-    cleanups.push(
-      () => media.close(),
-      () => receiver.close(),
-    );
-    await subscribe(tokens, receiver);
-    const ack = acknowledged();
-    const load = new Load(tokens, media, ack, 'p').start({ classifieds: 2, leads: 1 });
-    await sleep(1_000);
-    await load.stop();
-    await waitCaughtUp(() => embeddedUrl(dataDir), receiver, Date.now(), 30_000);
-    await assertConsistent(embeddedUrl(dataDir), ack, receiver, media, []);
-    assert.ok(ack.classifieds.size > 0 && ack.leads.size > 0);
-  });
+      // The API works end to end: a classified goes through the worker child.
+      tokens = await tokensFor(primary.base, demoClientOf(primary.stdout));
+      receiver = await Receiver.start();
+      media = await MediaServer.start();
+      cleanups.push(
+        () => media.close(),
+        () => receiver.close(),
+      );
+      await subscribe(tokens, receiver);
+      const load = new Load(tokens, media, ack, 'p').start({ classifieds: 2, leads: 1 });
+      await sleep(1_000);
+      await load.stop();
+      await waitCaughtUp(() => embeddedUrl(dataDir), receiver, Date.now(), 30_000);
+      await assertConsistent(embeddedUrl(dataDir), ack, receiver, media, []);
+      assert.ok(ack.classifieds.size > 0 && ack.leads.size > 0);
+    },
+  );
 
-  it('a child killed with kill -9 is replaced, and the other answers meanwhile', STEP, async () => {
-    const [victim, survivor] = children as [number, number];
+  it('a server child killed with kill -9 is replaced, and the other answers meanwhile', STEP, async () => {
+    const [victim, survivor] = servers as [number, number];
     process.kill(victim, 'SIGKILL');
     const died = await waitForLog(
       primary,
       'about the death',
-      (line) => line.msg === 'a server and worker process died: starting another in its place',
+      (line) => line.msg === 'a server process died: starting another in its place',
     );
     assert.deepEqual(
       { pid: died.pid, code: died.code, signal: died.signal, restartInMs: died.restartInMs },
@@ -262,12 +280,12 @@ describe('immogate start --processes', () => {
     const replaced = await waitForLog(
       primary,
       'of the replacement',
-      (line) => line.msg === 'worker started' && line.pid !== victim && line.pid !== survivor,
+      (line) => line.msg === 'immogate listening' && line.pid !== victim && line.pid !== survivor,
     );
     const replacement = replaced.pid as number;
     assert.equal(parentOf(replacement), primary.pid);
-    assert.ok(logLines(primary).some((line) => line.msg === 'immogate listening' && line.pid === replacement));
-    children = [survivor, replacement];
+    assert.deepEqual(niceness(replacement), niceness(primary.pid));
+    servers = [survivor, replacement];
     const after = logLines(primary).length;
     assert.deepEqual(
       await Promise.all(Array.from({ length: 20 }, () => getOnNewConnection(`${primary.base}/health`))),
@@ -275,11 +293,83 @@ describe('immogate start --processes', () => {
     );
     await sleep(200);
     assert.ok([...servedBy(from)].every((pid) => pid === survivor || pid === replacement));
-    assert.deepEqual([...servedBy(after)].sort(), [...children].sort());
+    assert.deepEqual([...servedBy(after)].sort(), [...servers].sort());
+    // Still the one worker: a server's replacement runs none.
+    assert.deepEqual(
+      logLines(primary)
+        .filter((line) => line.msg === 'worker started')
+        .map((line) => line.pid),
+      [worker],
+    );
   });
+
+  it(
+    'the worker child killed with kill -9 while it holds classifieds is replaced at nice 10, and its replacement finishes them',
+    STEP,
+    async (t) => {
+      const killedWorker = await workerIdOf(worker);
+      const url = embeddedUrl(dataDir);
+      const held = async () =>
+        (
+          await query<{ id: string }>(url, 'SELECT classified_id AS id FROM caas_processing_queue WHERE claimed_by = $1', [killedWorker])
+        ).map((row) => row.id);
+      const load = new Load(tokens, media, ack, 'w').start({ classifieds: 2, leads: 1 });
+      await sleep(1_000);
+      // Downloads wait from now on, so the worker is caught holding classifieds it cannot finish.
+      media.hold();
+      for (let i = 0; (await held()).length === 0; i += 1) {
+        assert.ok(i < 500, 'the worker to hold classifieds');
+        await sleep(10);
+      }
+      const killedAt = Date.now();
+      process.kill(worker, 'SIGKILL');
+      const died = await waitForLog(
+        primary,
+        'about the death',
+        (line) => line.msg === 'a worker process died: starting another in its place',
+      );
+      assert.deepEqual(
+        { pid: died.pid, code: died.code, signal: died.signal, restartInMs: died.restartInMs },
+        { pid: worker, code: null, signal: 'SIGKILL', restartInMs: 1000 },
+      );
+      const left = await held();
+      assert.ok(left.length > 0);
+      media.release();
+      // The server children answer while no worker runs: the posts go on being acknowledged.
+      const acknowledgedBefore = ack.classifieds.size;
+      await sleep(500);
+      await load.stop();
+      assert.ok(ack.classifieds.size > acknowledgedBefore, 'classifieds acknowledged while the worker was down');
+      crashes.push({ killedAt, resumedAt: Date.now() });
+
+      const replaced = await waitForLog(primary, 'of the replacement', (line) => line.msg === 'worker started' && line.pid !== worker);
+      const replacement = replaced.pid as number;
+      assert.equal(parentOf(replacement), primary.pid);
+      assert.deepEqual(niceness(replacement), [lowered()]);
+      worker = replacement;
+
+      const caughtUpMs = await waitCaughtUp(() => url, receiver, killedAt, 60_000);
+      // What the killed worker held was finished after its death: by the replacement, the one worker left.
+      const finished = await query<{ id: string; at: Date }>(
+        url,
+        "SELECT classified_id AS id, status_date AS at FROM classified_statuses WHERE classified_id = ANY($1::uuid[]) AND status = 'CREATED'",
+        [left],
+      );
+      assert.deepEqual(finished.map((row) => row.id).sort(), [...left].sort());
+      for (const row of finished) assert.ok(row.at.getTime() > killedAt, `${row.id} finished after the kill`);
+      const figures = await assertConsistent(url, ack, receiver, media, crashes);
+      assert.ok(logLines(primary).some((line) => line.msg === 'immogate listening' && servers.includes(line.pid)));
+      assert.equal(logLines(primary).filter((line) => line.msg === 'all processes started').length, 1);
+      t.diagnostic(
+        `the killed worker held ${left.length} classifieds; everything done ${caughtUpMs} ms after the kill; ` +
+          `${figures.refetched} media downloaded again, ${figures.redelivered} notifications received twice (same webhook-id)`,
+      );
+    },
+  );
 
   it('SIGTERM: the children drain, the primary stops the database last and exits 0', STEP, async () => {
     const postgres = postmasterPid(dataDir)!;
+    const children = [...servers, worker];
     primary.child.kill('SIGTERM');
     assert.deepEqual(await primary.exited, { code: 0, signal: null });
     for (const child of children) assert.equal(alive(child), false);
@@ -301,25 +391,53 @@ describe('immogate start --processes', () => {
     assert.equal(primary.stderr, '');
   });
 
-  it('the primary killed with kill -9: its children go too, and the next start adopts the database', STEP, async () => {
-    primary = launch(['start', '--processes', '2'], port, env());
-    await waitReady(primary);
-    children = (await waitForLog(primary, 'all processes started', (line) => line.msg === 'all processes started')).pids as number[];
-    const postgres = postmasterPid(dataDir)!;
-    primary.child.kill('SIGKILL');
-    await primary.exited;
-    for (let i = 0; children.some(alive); i += 1) {
-      assert.ok(i < 100, 'the children to exit with their primary');
-      await sleep(100);
-    }
-    assert.equal(alive(postgres), true);
+  it(
+    '--processes 2 --inline-worker: two children that are each server and worker; the primary killed with kill -9, they go too, and the next start adopts the database',
+    STEP,
+    async () => {
+      primary = launch(['start', '--processes', '2', '--inline-worker'], port, env());
+      await waitReady(primary);
+      const started = await waitForLog(primary, 'all processes started', (line) => line.msg === 'all processes started');
+      const children = started.servers as number[];
+      assert.equal(children.length, 2);
+      assert.equal(started.worker, undefined);
+      // Logged by each child before it reported ready, so before the primary's line.
+      for (const message of ['immogate listening', 'worker started']) {
+        assert.deepEqual(
+          logLines(primary)
+            .filter((line) => line.msg === message)
+            .map((line) => line.pid)
+            .sort(),
+          [...children].sort(),
+          message,
+        );
+      }
+      for (const child of children) assert.deepEqual(niceness(child), niceness(primary.pid));
+      const postgres = postmasterPid(dataDir)!;
+      primary.child.kill('SIGKILL');
+      await primary.exited;
+      for (let i = 0; children.some(alive); i += 1) {
+        assert.ok(i < 100, 'the children to exit with their primary');
+        await sleep(100);
+      }
+      assert.equal(alive(postgres), true);
+    },
+  );
 
-    // --processes 1 is the single process of `immogate start`: no primary, no child.
-    const single = launch(['start', '--processes', '1'], port, env());
+  it('start --inline-worker is the single process of before: no primary, no child, server and worker in it', STEP, async () => {
+    const postgres = postmasterPid(dataDir)!;
+    const single = launch(['start', '--inline-worker'], port, env());
+    primary = single;
     await waitReady(single);
     assert.equal(postmasterPid(dataDir), postgres);
+    await waitForLog(single, 'worker started', (line) => line.msg === 'worker started');
     assert.doesNotMatch(single.stdout, /all processes started|"pid":/);
     assert.ok(logLines(single).some((line) => line.msg === 'immogate listening'));
+    const load = new Load(tokens, media, ack, 's').start({ classifieds: 2, leads: 1 });
+    await sleep(1_000);
+    await load.stop();
+    await waitCaughtUp(() => embeddedUrl(dataDir), receiver, Date.now(), 30_000);
+    await assertConsistent(embeddedUrl(dataDir), ack, receiver, media, crashes);
     single.child.kill('SIGTERM');
     assert.deepEqual(await single.exited, { code: 0, signal: null });
     assert.equal(alive(postgres), false);
