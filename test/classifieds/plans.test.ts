@@ -37,7 +37,7 @@ async function keptPlan(text: string): Promise<string> {
   try {
     await client.query('BEGIN');
     const confine = confineTo(BULK);
-    await client.query(confine.text, confine.values);
+    await client.query(confine.text, [...(confine.values ?? [])]);
     await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
     await client.query(`PREPARE kept(uuid, text[]) AS ${text}`);
     // EXECUTE takes no bound parameters: a constant id of the test's own.
