@@ -33,7 +33,7 @@ import type { ApiDescriptor, Environment } from './platform/catalogue.js';
 import { withoutTrailingSlashes } from './platform/text.js';
 import { latestPublicUrl } from './platform/listeners.js';
 import { embeddedClusterExists } from './platform/db/embedded.js';
-import { API_CHOICES, TokenError, apiNamed, type WantedToken } from './cliTokens.js';
+import { API_CHOICES, TokenError, apiNamed, mintToken, requestToken, type WantedToken } from './cliTokens.js';
 
 class CliError extends Error {}
 
@@ -382,7 +382,6 @@ export function buildCli(): Command {
       const given = givenUrl(options.url, config);
       if (options.secret !== undefined && options.client === undefined) throw new CliError('--secret needs --client');
       const { client, secret } = options;
-      const { mintToken, requestToken } = await import('./cliTokens.js');
       const answer =
         client !== undefined && secret !== undefined
           ? await requestToken(wantedToken(options, given ?? (await lookedUpUrl(config))), { clientId: client, secret })
@@ -414,7 +413,7 @@ export function buildCli(): Command {
         await checkAnswers(url);
         return url;
       };
-      const [{ mintToken, requestToken }, { runDemo }] = await Promise.all([import('./cliTokens.js'), import('./demo.js')]);
+      const { runDemo } = await import('./demo.js');
       const wanted = (url: string, api: ApiDescriptor): WantedToken => ({ api, environment: 'sandbox', agency: options.agency, url });
       const walk = (url: string, token: (api: ApiDescriptor) => Promise<string>) =>
         runDemo({
