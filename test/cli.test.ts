@@ -728,8 +728,10 @@ describe('immogate token', () => {
     ];
     assert.equal(new Set([original.jti, ...others.map((other) => other.jti)]).size, 6);
     assert.equal(await issued(reviewed.clientId), 6);
-    // An hour or less to live: a new one, which is then the one reused.
-    await server.pool.query('UPDATE cli_tokens SET exp = extract(epoch FROM now())::bigint + 3600 WHERE jti = $1', [original.jti]);
+    // An hour or less to live: a new one, which is then the one reused. Rounded down: ::bigint
+    // rounds to the nearest second, up to half a second past an hour, which a CLI call within that
+    // half second (120 ms of start-up) still found valid for more than an hour.
+    await server.pool.query('UPDATE cli_tokens SET exp = floor(extract(epoch FROM now()))::bigint + 3600 WHERE jti = $1', [original.jti]);
     const fresh = await mint();
     assert.notEqual(fresh.jti, original.jti);
     assert.equal((await mint()).jti, fresh.jti);
