@@ -49,7 +49,7 @@ async function precompile(): Promise<void> {
     { createPool },
     { createLogger },
     { createMetrics },
-    { cachingSerializerFactory },
+    { cachingSerializerFactory, SERIALIZERS_DIR },
   ] = await Promise.all([
     import('ajv/dist/standalone/index.js'),
     import('../src/app.js'),
@@ -66,7 +66,7 @@ async function precompile(): Promise<void> {
     // Never connected to: building the routes reads no row.
     const pool = createPool('postgres://precompile.invalid/none', 1);
     const validators = createValidators({ precompiled: false });
-    const serializerDir = path.join(generated, 'serializers');
+    const serializerDir = path.join(generated, SERIALIZERS_DIR);
     fs.rmSync(serializerDir, { recursive: true, force: true });
     fs.mkdirSync(serializerDir, { recursive: true });
     const record = (fileName: string, code: string) => fs.writeFileSync(path.join(serializerDir, fileName), code);

@@ -4,18 +4,11 @@
  * their answers' schemas (problems above all), and compiling a serializer is the dearest part of
  * a start after the validators. A serializer is a pure function of the value it writes.
  */
-import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { digest, loadGenerated } from './generated.js';
 
 type Factory = ReturnType<typeof SerializerSelector>;
 type Serializer = ReturnType<ReturnType<Factory>>;
-
-/** A short key for a long text (the shared schemas hold the whole classified). */
-function digest(text: string): string {
-  return createHash('sha256').update(text).digest('base64url');
-}
 
 /** The fingerprint of the shared schemas a factory resolves `$ref`s against (one per encapsulation context). */
 const fingerprints = new WeakMap<object, string>();
@@ -35,20 +28,11 @@ function fingerprintOf(externalSchemas: unknown): string {
  * (scripts/precompile.ts): compiling them was the dearest part of a start once the
  * validators were generated too. A key not found there is compiled as before.
  */
-const GENERATED_DIR = new URL('../../generated/serializers/', import.meta.url);
-const requireGenerated = createRequire(import.meta.url);
+export const SERIALIZERS_DIR = 'serializers';
 
+/** The file name of the serializer of `key`, in SERIALIZERS_DIR of the generated directory. */
 function generatedFile(key: string): string {
-  return new URL(`${digest(key)}.cjs`, GENERATED_DIR).pathname;
-}
-
-function loadGenerated(key: string): Serializer | undefined {
-  try {
-    return requireGenerated(generatedFile(key));
-  } catch (error) {
-    if ((error as { code?: string }).code === 'MODULE_NOT_FOUND') return undefined;
-    throw error;
-  }
+  return `${digest(key)}.cjs`;
 }
 
 export interface SerializerOptions {
@@ -74,12 +58,12 @@ export function cachingSerializerFactory(options: SerializerOptions = {}): Facto
       const key = `${context}\u0000${digest(JSON.stringify(route.schema))}`;
       let serialize = cache.get(key);
       if (serialize === undefined) {
-        serialize = precompiled ? loadGenerated(key) : undefined;
+        serialize = precompiled ? loadGenerated<Serializer>(`${SERIALIZERS_DIR}/${generatedFile(key)}`) : undefined;
         if (serialize === undefined) {
           serialize = compile(route);
           compiled?.();
         }
-        if (generate && record) record(path.basename(generatedFile(key)), generate(route) as unknown as string);
+        if (generate && record) record(generatedFile(key), generate(route) as unknown as string);
         cache.set(key, serialize);
       }
       return serialize;

@@ -4,11 +4,10 @@
  * refuse them), every error reported at once. Query strings, path parameters and headers arrive
  * as text, so there numbers and booleans are coerced and defaults applied.
  */
-import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import { digest, loadGenerated } from './generated.js';
 import { MAX_FIELD_ERRORS, badRequest, type ErrorSource, type FieldError, type Problem } from './problems.js';
 
 // inlineRefs off: each $ref is a function of its own (see splitIntoFunctions), not a copy inlined.
@@ -77,10 +76,6 @@ export function splitIntoFunctions(schema: object): object {
   return { ...root, definitions: { ...(isNode(root.definitions) ? root.definitions : {}), ...moved } };
 }
 
-function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /**
  * The validators the build generated (scripts/precompile.ts) as Ajv standalone code, one
  * module per part, each exporting a function per schema under `v<key>`. Compiling the schemas at
@@ -88,15 +83,9 @@ function digest(text: string): string {
  * build without them (tsc alone) compiles as before.
  */
 export const PRECOMPILED_FILES: Record<Part, string> = { body: 'validators-body.cjs', text: 'validators-text.cjs' };
-const GENERATED_DIR = new URL('../../generated/', import.meta.url);
 
 function loadPrecompiled(part: Part): Record<string, ValidateFunction> {
-  try {
-    return createRequire(import.meta.url)(new URL(PRECOMPILED_FILES[part], GENERATED_DIR).pathname);
-  } catch (error) {
-    if ((error as { code?: string }).code === 'MODULE_NOT_FOUND') return {};
-    throw error;
-  }
+  return loadGenerated<Record<string, ValidateFunction>>(PRECOMPILED_FILES[part]) ?? {};
 }
 
 export interface Validators {
