@@ -2,7 +2,8 @@
  * The import graph of src/: the platform never imports an API, no API imports another, and no
  * module imports itself through others (type-only imports count: a cycle of types is still a
  * tangle a reader has to unpick). Read from the TypeScript sources, so no build layout matters.
- * And the CLI loads the server only for the commands that run one.
+ * And the CLI loads the server only for the commands that run one. And no statement bounds a
+ * subquery under IN (...) with a LIMIT: see `limitedSubqueriesUnderIn`.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -137,5 +138,36 @@ describe('the CLI', () => {
 
   it('names the webhook sources the API modules declare', () => {
     assert.deepEqual([...WEBHOOK_SOURCES].sort(), Object.keys(deliverySourcesOf(API_MODULES)).sort());
+  });
+});
+
+/**
+ * Each `IN (SELECT ... LIMIT ...)` in the SQL of src/, as `file: text`. Under an UPDATE or DELETE
+ * such a subquery may be planned on the inner side of a join and run again per row; each run
+ * skips the rows the statement has already changed (and, with SKIP LOCKED, rows others hold), so
+ * the statement goes past its LIMIT: in CI a claim of 2 ran all 40 items of a test's stream at once. A
+ * MATERIALIZED CTE runs once.
+ */
+function limitedSubqueriesUnderIn(): string[] {
+  const found: string[] = [];
+  for (const file of sourceFiles(SOURCE)) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/\bIN\s*\(\s*SELECT\b/g)) {
+      let depth = 0;
+      let end = match.index;
+      for (; end < text.length; end++) {
+        if (text[end] === '(') depth++;
+        else if (text[end] === ')' && --depth === 0) break;
+      }
+      const subquery = text.slice(match.index, end + 1);
+      if (/\bLIMIT\b/.test(subquery)) found.push(`${path.relative(SOURCE, file)}: ${subquery.replace(/\s+/g, ' ')}`);
+    }
+  }
+  return found;
+}
+
+describe('the SQL of src/', () => {
+  it('bounds no subquery under IN (...) with a LIMIT: a batch goes through a MATERIALIZED CTE', () => {
+    assert.deepEqual(limitedSubqueriesUnderIn(), []);
   });
 });

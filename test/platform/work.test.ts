@@ -73,9 +73,11 @@ function testStream(
     concurrency: () => concurrency,
     async claim(context, limit) {
       const { rows } = await context.pool.query<Item>(
-        `UPDATE test_work t SET due_at = now() + make_interval(secs => $2), claimed_by = $1, attempts = t.attempts + 1
-          WHERE t.id IN (SELECT id FROM test_work WHERE stream = $4 AND due_at <= now() ORDER BY due_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-          RETURNING t.id, t.attempts`,
+        `WITH picked AS MATERIALIZED (
+           SELECT id FROM test_work WHERE stream = $4 AND due_at <= now() ORDER BY due_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+         UPDATE test_work t SET due_at = now() + make_interval(secs => $2), claimed_by = $1, attempts = t.attempts + 1
+           FROM picked WHERE t.id = picked.id
+         RETURNING t.id, t.attempts`,
         [context.workerId, context.leaseSeconds, limit, name],
       );
       return rows;

@@ -897,8 +897,8 @@ export function finishedIds(result: pg.QueryResult | undefined): string[] {
 export function removeExpiredDeleted(pool: pg.Pool, days: number, signal: AbortSignal): Promise<number> {
   return sweep(
     pool,
-    `DELETE FROM classifieds WHERE id IN (
-       SELECT id FROM classifieds WHERE deleted_at < now() - make_interval(days => $2) LIMIT $1)`,
+    `WITH batch AS MATERIALIZED (SELECT id FROM classifieds WHERE deleted_at < now() - make_interval(days => $2) LIMIT $1)
+     DELETE FROM classifieds c USING batch WHERE c.id = batch.id`,
     [days],
     signal,
   );

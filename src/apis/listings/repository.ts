@@ -290,12 +290,14 @@ export async function markUploaded(db: Db, storageKey: string, sizeBytes: number
  */
 export async function deleteExpiredMedia(db: Db, now: Date, batch: number, graceSeconds: number): Promise<string[]> {
   const { rows } = await db.query<Pick<MediaRow, 'storage_key'>>(
-    `DELETE FROM listing_media WHERE (environment, agency_id, external_media_id) IN (
+    `WITH batch AS MATERIALIZED (
        SELECT environment, agency_id, external_media_id FROM listing_media
         WHERE (state <> 'ATTACHED' AND coalesce(delete_after, upload_expires_at + make_interval(secs => $3)) <= $1)
            OR (state = 'ATTACHED' AND listing_id IS NULL)
         LIMIT $2 FOR UPDATE SKIP LOCKED)
-     RETURNING storage_key`,
+     DELETE FROM listing_media m USING batch
+      WHERE (m.environment, m.agency_id, m.external_media_id) = (batch.environment, batch.agency_id, batch.external_media_id)
+     RETURNING m.storage_key`,
     [now, batch, graceSeconds],
   );
   return rows.map((row) => row.storage_key);

@@ -156,10 +156,11 @@ const DELIVERY_QUEUE: FairQueue = {
  */
 const CLAIM = `
   WITH RECURSIVE
+  due_retries AS MATERIALIZED (
+    SELECT id FROM webhook_deliveries WHERE state = 'PENDING' AND NOT ready AND next_attempt_at <= now()
+     ORDER BY next_attempt_at LIMIT 1000 FOR UPDATE SKIP LOCKED),
   promoted AS (
-    UPDATE webhook_deliveries SET ready = true
-     WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'PENDING' AND NOT ready AND next_attempt_at <= now()
-                   ORDER BY next_attempt_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
+    UPDATE webhook_deliveries d SET ready = true FROM due_retries r WHERE d.id = r.id
     RETURNING pg_notify('${WORK_CHANNEL}', '${WEBHOOKS_STREAM}')),
   ${fairPick(DELIVERY_QUEUE, { limit: '$3', busyKeys: '$4', busyCounts: '$5' })},
   claimed AS (

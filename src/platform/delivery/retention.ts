@@ -11,10 +11,11 @@ export const deliveryRetentionTask: ScheduledTask = {
   async run({ pool, config, logger, signal }) {
     const deleted = await sweep(
       pool,
-      `DELETE FROM webhook_deliveries WHERE id IN (
+      `WITH batch AS MATERIALIZED (
          SELECT id FROM webhook_deliveries WHERE state <> 'PENDING' AND finished_at < now() - make_interval(days => $2) LIMIT $1
             -- A finished delivery held by a redelivery or an erasure goes at the next run: the sweep never waits.
-            FOR UPDATE SKIP LOCKED)`,
+            FOR UPDATE SKIP LOCKED)
+       DELETE FROM webhook_deliveries d USING batch WHERE d.id = batch.id`,
       [config.deliveryRetentionDays],
       signal,
     );

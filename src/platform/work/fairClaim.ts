@@ -56,7 +56,9 @@ const columns = (alias: string, names: readonly string[]) => names.map((name) =>
 /**
  * The CTEs (to follow `WITH RECURSIVE`) that end in `picked (id, shares)`: at most `limit` items
  * due now, claimed fairly, each with the keys of its shares (shares[1] the lane's, in the order
- * of `queue.shares`). The caller's next CTE claims them.
+ * of `queue.shares`). The caller's next CTE claims them. `candidates` and `picked` are
+ * MATERIALIZED: each runs once. Folded into the caller's UPDATE, the pick could be run again per
+ * row, and each run skips what the statement already claimed: a claim past its limit.
  */
 export function fairPick(queue: FairQueue, parameters: FairClaimParameters): string {
   const { table, id, due, lane, shares } = queue;
@@ -82,7 +84,7 @@ export function fairPick(queue: FairQueue, parameters: FairClaimParameters): str
         SELECT ${columns('q', lane)} FROM ${table} q
          WHERE ${queue.claimable('q')} AND (${columns('q', lane)}) > (${columns('l', lane)})
          ORDER BY ${columns('q', lane)} LIMIT 1) next),
-    candidates AS (
+    candidates AS MATERIALIZED (
       SELECT c.* FROM lanes l CROSS JOIN LATERAL (
         SELECT q.${id} AS id, q.${due} AS due, ARRAY[${shares.map((share) => share.key('q')).join(', ')}] AS shares FROM ${table} q
          WHERE ${queue.claimable('q')} AND (${columns('q', lane)}) = (${columns('l', lane)}) AND q.${due} <= now()
@@ -93,7 +95,7 @@ export function fairPick(queue: FairQueue, parameters: FairClaimParameters): str
       SELECT c.*, row_number() OVER (PARTITION BY c.shares[1] ORDER BY c.due)
                   + coalesce((SELECT n FROM busy WHERE key = c.shares[1]), 0) AS rank_0
         FROM candidates c),${levels.join('')}
-    picked AS (
+    picked AS MATERIALIZED (
       SELECT c.id, c.shares FROM level_${last} c WHERE c.rank_${last} <= ${caps[last]}
        ORDER BY c.rank_${queue.turns}, c.due LIMIT ${parameters.limit})`;
 }
