@@ -23,6 +23,7 @@ import {
 import { createPool, type Pool } from './platform/db/pool.js';
 import { loggerFor } from './platform/log.js';
 import { openDatabase, prepareDatabase } from './platform/db/open.js';
+import { NewerSchemaError, pendingMigrations } from './platform/db/migrate.js';
 import { SecretsKeyError, keySourceOf } from './platform/secrets/sealer.js';
 import { API_COMMANDS, WEBHOOK_SOURCES } from './apis/commands.js';
 import type { CliContext, RedeliverOptions } from './platform/module.js';
@@ -218,12 +219,19 @@ export function buildCli(): Command {
   program
     .command('migrate')
     .description('apply pending database migrations')
-    .action(async () => {
+    .option('--dry-run', 'list the migrations that would be applied, one per line, and apply none', false)
+    .action(async (options: { dryRun: boolean }) => {
       const config = loadConfig();
       // Only an existing embedded database: `start` creates and migrates a new one.
       const database = await openDatabase(config, { existing: true });
       const pool = createPool(database.url, 2);
       try {
+        if (options.dryRun) {
+          progress(`checking ${database.description}`);
+          const pending = await pendingMigrations(pool);
+          print(json(), { pending }, () => (pending.length === 0 ? 'database is up to date' : pending.join('\n')));
+          return;
+        }
         progress(`migrating ${database.description}`);
         const applied = await prepareDatabase(pool);
         for (const name of applied) progress(`applied ${name}`);
@@ -604,6 +612,7 @@ async function main(argv: string[]): Promise<void> {
       error instanceof ConfigError ||
       error instanceof ClientInputError ||
       error instanceof SecretsKeyError ||
+      error instanceof NewerSchemaError ||
       error instanceof TokenError;
     process.stderr.write(`immogate: ${known ? messageOf(error) : `error: ${messageOf(error)}`}\n`);
     process.exitCode = 1;

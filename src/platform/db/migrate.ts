@@ -17,6 +17,18 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * The database holds migrations this immogate does not have: a newer immogate migrated it. Nothing
+ * here guarantees that older code works on a newer schema (010 dropped a column, 012 emptied the
+ * clear secrets older code reads), so this immogate refuses the database rather than misread it.
+ */
+export class NewerSchemaError extends Error {}
+
+/** A migration as the CLI and the logs name it: 010_work_queues. */
+export function migrationName(migration: { id: number; name: string }): string {
+  return `${String(migration.id).padStart(3, '0')}_${migration.name}`;
+}
+
 export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
   return fs
     .readdirSync(dir)
@@ -25,9 +37,41 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
     .map((file) => ({ id: Number(file.slice(0, 3)), name: file.slice(4, -4), sql: fs.readFileSync(`${dir}/${file}`, 'utf8') }));
 }
 
+/** Refuses a database that records a migration missing from `known`. */
+function checkKnown(recorded: { id: number; name: string }[], known: Migration[]): void {
+  const ids = new Set(known.map((migration) => migration.id));
+  const unknown = recorded.filter((migration) => !ids.has(migration.id));
+  if (unknown.length === 0) return;
+  const last = known.at(-1);
+  throw new NewerSchemaError(
+    `this database was migrated by a newer immogate: it has ${unknown.map(migrationName).join(', ')}, which this one does not know ` +
+      `(its last is ${last ? migrationName(last) : 'none'}); run the newer immogate, or restore the backup taken before the upgrade`,
+  );
+}
+
+async function recordedMigrations(client: pg.ClientBase | pg.Pool): Promise<{ id: number; name: string }[]> {
+  const { rows } = await client.query<{ id: number; name: string }>('SELECT id, name FROM immogate_migrations ORDER BY id');
+  return rows;
+}
+
+/**
+ * The migrations migrate() would apply, in order, changing nothing (immogate migrate --dry-run).
+ * Refuses a newer database as migrate() does.
+ */
+export async function pendingMigrations(pool: pg.Pool, options: { directory?: string } = {}): Promise<string[]> {
+  const exists = await pool.query<{ table: string | null }>("SELECT to_regclass('immogate_migrations')::text AS table");
+  const recorded = exists.rows[0]?.table ? await recordedMigrations(pool) : [];
+  const known = listMigrations(options.directory);
+  checkKnown(recorded, known);
+  const done = new Set(recorded.map((migration) => migration.id));
+  return known.filter((migration) => !done.has(migration.id)).map(migrationName);
+}
+
 /**
  * Brings the database up to date. Each migration runs in its own transaction that records it
  * first, so a failed migration leaves nothing behind. Returns the names applied by this call.
+ * A database with a migration this immogate does not know is refused (NewerSchemaError) before
+ * anything is applied: every process starting, server, worker or CLI, migrates first.
  * `directory` replaces the shipped migrations directory (tests add a failing migration with it).
  */
 export async function migrate(pool: pg.Pool, options: { directory?: string } = {}): Promise<string[]> {
@@ -37,10 +81,13 @@ export async function migrate(pool: pg.Pool, options: { directory?: string } = {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS immogate_migrations (
       id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = new Set((await client.query<{ id: number }>('SELECT id FROM immogate_migrations')).rows.map((row) => row.id));
-    for (const migration of listMigrations(options.directory)) {
+    const recorded = await recordedMigrations(client);
+    const known = listMigrations(options.directory);
+    checkKnown(recorded, known);
+    const done = new Set(recorded.map((migration) => migration.id));
+    for (const migration of known) {
       if (done.has(migration.id)) continue;
-      const name = `${String(migration.id).padStart(3, '0')}_${migration.name}`;
+      const name = migrationName(migration);
       try {
         await client.query('BEGIN');
         await client.query('INSERT INTO immogate_migrations (id, name) VALUES ($1, $2)', [migration.id, migration.name]);
