@@ -14,6 +14,7 @@ import { createPool, type Pool } from '../src/platform/db/pool.js';
 import { Receiver, type Received } from './fixtures/receiver.js';
 import {
   createTestDatabase,
+  freePort,
   http,
   REPO_ROOT,
   sealedWebhookSecret,
@@ -302,5 +303,41 @@ describe('a database of the version before 010_work_queues (migrations 001 to 00
         ['UPDATED', 'accepted'],
       ],
     );
+  });
+});
+
+describe('a database a newer immogate migrated', () => {
+  let database: TestDatabase;
+  let pool: Pool;
+  const newer = { id: (listMigrations().at(-1)?.id ?? 0) + 1, name: 'from_a_newer_version' };
+
+  before(async () => {
+    database = await createTestDatabase();
+    pool = createPool(database.url, 1);
+    await pool.query('INSERT INTO immogate_migrations (id, name) VALUES ($1, $2)', [newer.id, newer.name]);
+  });
+
+  after(async () => {
+    await pool.end();
+    await database.drop();
+  });
+
+  it('migrate, migrate --dry-run, start, server and worker refuse it, saying so, with exit 1 and nothing changed', async () => {
+    const refusal =
+      `immogate: this database was migrated by a newer immogate: it has ${migrationName(newer)}, which this one does not know ` +
+      `(its last is ${ALL.at(-1)}); run the newer immogate, or restore the backup taken before the upgrade\n`;
+    const host = new URL(database.url).host;
+    const env = { DATABASE_URL: database.url, PORT: String(await freePort()) };
+    assert.deepEqual(await runCli(['migrate'], env), { code: 1, stdout: '', stderr: `migrating PostgreSQL at ${host}\n${refusal}` });
+    assert.deepEqual(await runCli(['migrate', '--dry-run'], env), {
+      code: 1,
+      stdout: '',
+      stderr: `checking PostgreSQL at ${host}\n${refusal}`,
+    });
+    for (const command of ['start', 'server', 'worker']) {
+      assert.deepEqual(await runCli([command], env), { code: 1, stdout: '', stderr: refusal }, command);
+    }
+    const { rows } = await pool.query('SELECT count(*)::int AS migrations, max(id) AS last FROM immogate_migrations');
+    assert.deepEqual(rows, [{ migrations: ALL.length + 1, last: newer.id }]);
   });
 });
