@@ -37,6 +37,7 @@ const LEAD_DELIVERY_ID = 'e55b8fc4-d35f-a972-235b-29ac4b38848f';
 const OLD_KID = '0b1d0000-0000-4000-8000-00000000a11d';
 const STATUS_SECRET = 'old-status-webhook-secret-0123456789';
 const API_KEY = 'old-lead-api-key-0123456789';
+const STATUS_ORDER = ['RECEIVED', 'CREATING', 'CREATED'];
 
 let scratch: string;
 let receiver: Receiver;
@@ -303,6 +304,93 @@ describe('a database of the version before 010_work_queues (migrations 001 to 00
         ['UPDATED', 'accepted'],
       ],
     );
+  });
+});
+
+describe('a database of the version before 015_fair_shares (migrations 001 to 014)', () => {
+  const classifiedId = '0c1a0000-0000-4000-8000-000000000002';
+  const receivedDelivery = 'de110000-0000-4000-8000-000000000001';
+  const leadDelivery = 'de110000-0000-4000-8000-000000000002';
+  let database: TestDatabase;
+  let server: TestServer;
+  let pool: Pool;
+  let old: Stored;
+  let receivedItem: Body;
+
+  before(async () => {
+    database = await olderDatabase(14, '014_before_fair_shares.sql');
+    pool = createPool(database.url, 2);
+    old = await stored(database, classifiedId);
+    const { rows } = await pool.query('SELECT payload FROM webhook_deliveries WHERE id = $1', [receivedDelivery]);
+    receivedItem = rows[0].payload;
+  });
+
+  after(async () => {
+    await server?.close();
+    await pool.end();
+    await database.drop();
+  });
+
+  it('immogate migrate --dry-run lists 015 and after; the current immogate applies them as it starts', async () => {
+    const pending = ALL.filter((name) => name >= '015');
+    assert.deepEqual(await runCli(['migrate', '--dry-run'], { DATABASE_URL: database.url }), {
+      code: 0,
+      stdout: `${pending.join('\n')}\n`,
+      stderr: `checking PostgreSQL at ${new URL(database.url).host}\n`,
+    });
+    server = await startTestServer(database, { worker: true, env: { ALLOW_PRIVATE_TARGETS: 'true' } });
+    const { rows } = await pool.query('SELECT id, name FROM immogate_migrations ORDER BY id');
+    assert.deepEqual(rows.map(migrationName), ALL);
+  });
+
+  it('serves the old client, its classified, listing and lead', async () => {
+    await assertServed(server, classifiedId, old);
+  });
+
+  it('finishes the queued work: the classified processed, the RECEIVED webhook sent, the lead notification retried and delivered', async () => {
+    const hooks = await waitFor(
+      'the status webhooks of the classified',
+      async () => receiver.requestsTo(`/caas/classifieds/${classifiedId}/statuses`),
+      (requests) => requests.length >= 3,
+    );
+    const items = await statusItems(server, classifiedId);
+    assert.deepEqual(
+      items.map((item) => [item.revision, item.status, item.stage]),
+      [
+        [1, 'RECEIVED', 'processed'],
+        [1, 'CREATING', 'analyzed'],
+        [1, 'CREATED', 'accepted'],
+      ],
+    );
+    assert.deepEqual(items[0], receivedItem);
+    // Each is signed with the secret the old version sealed; the RECEIVED one keeps its webhook-id.
+    const byId = new Map(hooks.map((hook) => [String(hook.headers['webhook-id']), verified(hook, STATUS_SECRET, 'bytes')]));
+    assert.deepEqual(byId.get(receivedDelivery), receivedItem);
+    assert.deepEqual(
+      [...byId.values()].sort((a, b) => STATUS_ORDER.indexOf((a as Body).status) - STATUS_ORDER.indexOf((b as Body).status)),
+      items,
+    );
+
+    const [lead] = await waitFor(
+      'the retry of the lead notification',
+      async () => receiver.requestsTo('/leads').filter((request) => request.headers['webhook-id'] === leadDelivery),
+      (requests) => requests.length > 0,
+    );
+    assert.equal(lead?.headers['x-api-key'], API_KEY);
+    assert.deepEqual(verified(lead!, API_KEY, 'raw'), old.lead);
+    const delivery = await waitFor(
+      'the lead notification recorded as delivered',
+      async () =>
+        (
+          await pool.query(
+            `SELECT d.state, d.attempts, array_agg(a.status_code ORDER BY a.attempt) AS answers
+               FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id WHERE d.id = $1 GROUP BY d.id`,
+            [leadDelivery],
+          )
+        ).rows,
+      (rows) => rows[0]?.state !== 'PENDING',
+    );
+    assert.deepEqual(delivery, [{ state: 'DELIVERED', attempts: 2, answers: [503, 200] }]);
   });
 });
 
