@@ -67,7 +67,9 @@ describe('migrate', () => {
     assert.equal((await recorded(pools[0]!)).length, NAMES.length);
   });
 
-  it('rolls a failing migration back completely, names it in the error, and keeps the ones before it', { timeout: 60_000 }, async () => {
+  it('rolls a failing migration back completely, names it in the error, keeps the ones before it; then refuses the newer schema', {
+    timeout: 60_000,
+  }, async () => {
     const next = listMigrations().length + 1;
     const good = `${String(next).padStart(3, '0')}_good`;
     const broken = `${String(next + 1).padStart(3, '0')}_broken`;
