@@ -25,6 +25,12 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
     .map((file) => ({ id: Number(file.slice(0, 3)), name: file.slice(4, -4), sql: fs.readFileSync(`${dir}/${file}`, 'utf8') }));
 }
 
+/** The table of applied migrations; restore (backup.ts) makes it too, inside its own transaction. */
+export async function createMigrationsTable(client: pg.ClientBase): Promise<void> {
+  await client.query(`CREATE TABLE IF NOT EXISTS immogate_migrations (
+      id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+}
+
 /**
  * Brings the database up to date. Each migration runs in its own transaction that records it
  * first, so a failed migration leaves nothing behind. Returns the names applied by this call.
@@ -35,8 +41,7 @@ export async function migrate(pool: pg.Pool, options: { directory?: string } = {
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
-    await client.query(`CREATE TABLE IF NOT EXISTS immogate_migrations (
-      id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await createMigrationsTable(client);
     const done = new Set((await client.query<{ id: number }>('SELECT id FROM immogate_migrations')).rows.map((row) => row.id));
     for (const migration of listMigrations(options.directory)) {
       if (done.has(migration.id)) continue;
