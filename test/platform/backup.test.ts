@@ -9,7 +9,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -34,7 +33,7 @@ import {
   TEST_SECRETS_KEY,
   waitFor,
 } from '../helpers.js';
-import { runCli, type CliResult } from '../processes.js';
+import { runCli, stopEmbeddedLeftover, temporaryDataDir, type CliResult } from '../processes.js';
 import { listMigrations } from '../../src/platform/db/migrate.js';
 import { kekId, parseKey } from '../../src/platform/secrets/sealer.js';
 
@@ -45,7 +44,8 @@ const KEY_ID = kekId(parseKey(TEST_SECRETS_KEY, 'key'));
 const HEAD = Math.max(...listMigrations().map((migration) => migration.id));
 const API_KEY = 'backup-test-api-key-0123456789';
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-backup-'));
+// Open to others (0755): as root, the embedded PostgreSQL of the DATA_DIR restore runs as the user postgres.
+const work = temporaryDataDir('immogate-backup-');
 const sourceDataDir = path.join(work, 'source');
 const targetDataDir = path.join(work, 'target');
 const backupFile = path.join(work, 'immogate.backup');
@@ -176,6 +176,7 @@ after(async () => {
   await receiver?.close();
   await source?.drop();
   await target?.drop();
+  await stopEmbeddedLeftover(path.join(work, 'embedded'));
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -255,6 +256,21 @@ describe('immogate restore into a new database (of the PostgreSQL service when o
     const name = path.join('blobs', 'objects', 'agency-1', 'photo.jpg');
     assert.deepEqual(fs.readFileSync(path.join(targetDataDir, name)), fs.readFileSync(path.join(sourceDataDir, name)));
     assert.equal((fs.statSync(path.join(targetDataDir, name)).mode & 0o777).toString(8), '600');
+  });
+});
+
+describe('immogate restore into an empty DATA_DIR', () => {
+  it('creates the embedded database there, loads the backup, and CLI commands find it', async () => {
+    const dataDir = path.join(work, 'embedded');
+    const restored = await runCli(['restore', '--from', backupFile, '--json'], { DATA_DIR: dataDir, DATABASE_URL: undefined });
+    assert.equal(restored.code, 0, restored.stderr);
+    const summary = JSON.parse(restored.stdout);
+    assert.equal(summary.target, `embedded PostgreSQL in ${dataDir}`);
+    assert.equal(summary.rows, JSON.parse(backupResult.stdout).rows);
+    assert.deepEqual(
+      JSON.parse((await runCli(['clients', 'list', '--json'], { DATA_DIR: dataDir, DATABASE_URL: undefined })).stdout),
+      clientsBefore,
+    );
   });
 });
 
