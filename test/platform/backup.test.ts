@@ -3,8 +3,10 @@
  * arriving, restored into a new database of the machine's PostgreSQL service (15 here, while the
  * suite's own databases are often the embedded 18) when one answers at 127.0.0.1:5432, else into
  * another fresh test database; a server started on it answers what the first one held, accepts
- * the first one's tokens (same key) and sends the delivery the first left pending. Then the
- * refusals: a target that is not empty, a backup of a newer schema, a damaged file, another key.
+ * the first one's tokens (same key) and sends the delivery the first left pending. The same
+ * backup into an empty DATA_DIR (a new embedded database); a backup of an older schema, brought
+ * to HEAD after the load. Then the refusals: a target that is not empty, a backup of a newer
+ * schema, a damaged, cut or foreign file, another key, an existing --to file.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -34,7 +36,8 @@ import {
   waitFor,
 } from '../helpers.js';
 import { runCli, stopEmbeddedLeftover, temporaryDataDir, type CliResult } from '../processes.js';
-import { listMigrations } from '../../src/platform/db/migrate.js';
+import { listMigrations, migrate } from '../../src/platform/db/migrate.js';
+import { createPool } from '../../src/platform/db/pool.js';
 import { kekId, parseKey } from '../../src/platform/secrets/sealer.js';
 
 type Body = Record<string, any>;
@@ -271,6 +274,41 @@ describe('immogate restore into an empty DATA_DIR', () => {
       JSON.parse((await runCli(['clients', 'list', '--json'], { DATA_DIR: dataDir, DATABASE_URL: undefined })).stdout),
       clientsBefore,
     );
+  });
+});
+
+describe('immogate restore of a backup from an older immogate', () => {
+  it("recreates the backup's schema exactly, loads it, then applies the newer migrations", async () => {
+    // An immogate that knew one migration less: the shipped directory less its last file.
+    const older = path.join(work, 'older-migrations');
+    fs.mkdirSync(older);
+    const all = listMigrations();
+    const newest = all.at(-1);
+    assert.ok(newest);
+    for (const file of fs.readdirSync(path.join(REPO_ROOT, 'migrations'))) {
+      if (!file.startsWith(String(newest.id).padStart(3, '0')))
+        fs.copyFileSync(path.join(REPO_ROOT, 'migrations', file), path.join(older, file));
+    }
+    const old = await createTestDatabase({ empty: true });
+    const fresh = await createTestDatabase({ empty: true });
+    try {
+      const pool = createPool(old.url, 1);
+      await migrate(pool, { directory: older });
+      await pool.end();
+      const file = path.join(work, 'older.backup');
+      const backedUp = await runCli(['backup', '--to', file], { DATABASE_URL: old.url, DATA_DIR: undefined });
+      assert.equal(backedUp.code, 0, backedUp.stderr);
+      const restored = await runCli(['restore', '--from', file, '--json'], { DATABASE_URL: fresh.url });
+      assert.equal(restored.code, 0, restored.stderr);
+      const summary = JSON.parse(restored.stdout);
+      assert.deepEqual(
+        [summary.schemaVersion, summary.migratedTo],
+        [newest.id - 1, [`${String(newest.id).padStart(3, '0')}_${newest.name}`]],
+      );
+    } finally {
+      await old.drop();
+      await fresh.drop();
+    }
   });
 });
 
