@@ -126,20 +126,21 @@ function countNewlines(chunk: Buffer): number {
 }
 
 /** The tables of immogate's schema (all but the migrations' own), parents before the tables that refer to them. */
-async function tablesInOrder(client: pg.ClientBase): Promise<{ oid: number; name: string }[]> {
-  const { rows: tables } = await client.query<{ oid: number; name: string }>(
-    `SELECT c.oid::int AS oid, c.relname AS name FROM pg_class c
+async function tablesInOrder(client: pg.ClientBase): Promise<{ oid: string; name: string }[]> {
+  // OIDs as text: they are unsigned 32-bit, past what an integer column holds.
+  const { rows: tables } = await client.query<{ oid: string; name: string }>(
+    `SELECT c.oid::text AS oid, c.relname AS name FROM pg_class c
       WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
         AND c.relname <> 'immogate_migrations'
       ORDER BY c.relname`,
   );
-  const { rows: references } = await client.query<{ child: number; parent: number }>(
-    `SELECT conrelid::int AS child, confrelid::int AS parent FROM pg_constraint
+  const { rows: references } = await client.query<{ child: string; parent: string }>(
+    `SELECT conrelid::text AS child, confrelid::text AS parent FROM pg_constraint
       WHERE contype = 'f' AND connamespace = current_schema()::regnamespace AND conrelid <> confrelid`,
   );
-  const ordered: { oid: number; name: string }[] = [];
-  const placed = new Set<number>();
-  const visit = (table: { oid: number; name: string }, path: Set<number>) => {
+  const ordered: { oid: string; name: string }[] = [];
+  const placed = new Set<string>();
+  const visit = (table: { oid: string; name: string }, path: Set<string>) => {
     if (placed.has(table.oid) || path.has(table.oid)) return;
     path.add(table.oid);
     for (const reference of references.filter((r) => r.child === table.oid)) {
@@ -153,10 +154,10 @@ async function tablesInOrder(client: pg.ClientBase): Promise<{ oid: number; name
   return ordered;
 }
 
-async function columnsOf(client: pg.ClientBase, oid: number): Promise<string[]> {
+async function columnsOf(client: pg.ClientBase, oid: string): Promise<string[]> {
   const { rows } = await client.query<{ name: string }>(
     `SELECT attname AS name FROM pg_attribute
-      WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum`,
+      WHERE attrelid = $1::oid AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum`,
     [oid],
   );
   return rows.map((row) => row.name);
@@ -270,15 +271,24 @@ export async function backup(
         await write(record('D', chunk));
         bar.update(done + rows, table.name);
       }
+      // The count and the copy read one snapshot: a difference is a bug of ours, not a busy server.
+      if (rows !== table.rows) throw new Error(`table ${table.name}: COPY gave ${rows} row(s), count(*) ${table.rows}`);
       done += rows;
       await write(jsonRecord('E', { rows }));
     }
     bar.end();
     for (const name of files) {
-      const content = await fsp.readFile(path.join(blobRoot, name));
-      await write(jsonRecord('F', { path: name, size: content.length }));
-      for (let at = 0; at < content.length; at += CHUNK) await write(record('D', content.subarray(at, at + CHUNK)));
-      await write(jsonRecord('E', { size: content.length }));
+      // A blob's bytes never change once committed (a rename publishes them): its size read first is its size.
+      const source = path.join(blobRoot, name);
+      const { size } = await fsp.stat(source);
+      await write(jsonRecord('F', { path: name, size }));
+      let read = 0;
+      for await (const chunk of fs.createReadStream(source, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>) {
+        read += chunk.length;
+        await write(record('D', chunk));
+      }
+      if (read !== size) throw new BackupError(`${source} changed while it was copied: back up again`);
+      await write(jsonRecord('E', { size }));
     }
     await write(jsonRecord('Z', { tables: tables.length, files: files.length }));
     gzip.end();
