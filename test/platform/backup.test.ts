@@ -239,6 +239,7 @@ describe('immogate restore into a new database (of the PostgreSQL service when o
     assert.deepEqual(JSON.parse((await runCli(['clients', 'list', '--json'], { DATABASE_URL: target.url })).stdout), clientsBefore);
     const { rows } = await server.pool.query<{ count: number }>('SELECT count(*)::int AS count FROM leads');
     const count = rows[0]?.count ?? 0;
+    assert.ok(leadsAcknowledged + 1 > leadsBeforeBackup, 'leads were written while the backup ran');
     assert.ok(
       count >= leadsBeforeBackup && count <= leadsAcknowledged + 1,
       `${count} leads: ${leadsBeforeBackup}..${leadsAcknowledged + 1}`,
