@@ -242,6 +242,51 @@ export function buildCli(): Command {
       }
     });
 
+  program
+    .command('backup')
+    .description(
+      'copy every table of the database (one consistent snapshot, taken while the server runs) to a compressed file any PostgreSQL version restores from; with the id of the secrets key, never the key',
+    )
+    .requiredOption('--to <file>', 'the backup file to write (refused if it exists)')
+    .option('--with-blobs', 'include the uploaded media of DATA_DIR/blobs (not S3)', false)
+    .action(async (options: { to: string; withBlobs: boolean }) => {
+      const config = loadConfig();
+      if (fs.existsSync(options.to)) throw new CliError(`${options.to} exists: give a new file to --to`);
+      const { backup, progressBar } = await import('./platform/db/backup.js');
+      const summary = await backup(config, options.to, {
+        withBlobs: options.withBlobs,
+        version: packageVersion(),
+        progress: (total) => progressBar(process.stderr, 'backup', total),
+      });
+      print(
+        json(),
+        summary,
+        () =>
+          `backed up ${summary.rows} row(s) of ${summary.tables} table(s)${options.withBlobs ? ` and ${summary.blobFiles} blob file(s)` : ''} ` +
+          `at schema version ${summary.schemaVersion} to ${summary.file} (${summary.bytes} bytes)\n` +
+          `the secrets in it need the key ${summary.secretsKeyId ?? '(none)'}: keep SECRETS_KEY or DATA_DIR/secrets.key apart from the backup`,
+      );
+    });
+  program
+    .command('restore')
+    .description(
+      'load a backup into an empty database: the embedded one of an empty DATA_DIR, or the one of DATABASE_URL; then apply newer migrations',
+    )
+    .requiredOption('--from <file>', 'the backup file')
+    .action(async (options: { from: string }) => {
+      const config = loadConfig();
+      const { restore, progressBar } = await import('./platform/db/backup.js');
+      const summary = await restore(config, options.from, { progress: (total) => progressBar(process.stderr, 'restore', total) });
+      for (const name of summary.migratedTo) progress(`applied migration ${name}`);
+      print(
+        json(),
+        summary,
+        () =>
+          `restored ${summary.rows} row(s) of ${summary.tables} table(s)${summary.blobFiles > 0 ? ` and ${summary.blobFiles} blob file(s)` : ''} ` +
+          `at schema version ${summary.schemaVersion} into ${summary.target}`,
+      );
+    });
+
   const clients = program.command('clients').description('manage API clients');
   clients
     .command('create')
@@ -613,7 +658,8 @@ async function main(argv: string[]): Promise<void> {
       error instanceof ClientInputError ||
       error instanceof SecretsKeyError ||
       error instanceof NewerSchemaError ||
-      error instanceof TokenError;
+      error instanceof TokenError ||
+      (error instanceof Error && error.name === 'BackupError');
     process.stderr.write(`immogate: ${known ? messageOf(error) : `error: ${messageOf(error)}`}\n`);
     process.exitCode = 1;
   }

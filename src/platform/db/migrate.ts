@@ -67,6 +67,12 @@ export async function pendingMigrations(pool: pg.Pool, options: { directory?: st
   return known.filter((migration) => !done.has(migration.id)).map(migrationName);
 }
 
+/** The table of applied migrations; restore (backup.ts) makes it too, inside its own transaction. */
+export async function createMigrationsTable(client: pg.ClientBase): Promise<void> {
+  await client.query(`CREATE TABLE IF NOT EXISTS immogate_migrations (
+      id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+}
+
 /**
  * Brings the database up to date. Each migration runs in its own transaction that records it
  * first, so a failed migration leaves nothing behind. Returns the names applied by this call.
@@ -79,8 +85,7 @@ export async function migrate(pool: pg.Pool, options: { directory?: string } = {
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
-    await client.query(`CREATE TABLE IF NOT EXISTS immogate_migrations (
-      id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await createMigrationsTable(client);
     const recorded = await recordedMigrations(client);
     const known = listMigrations(options.directory);
     checkKnown(recorded, known);
