@@ -207,6 +207,17 @@ describe('listing media on an S3 server', () => {
     assert.equal(result.headers.get('retry-after'), '5');
     const stored = await server.pool.query("SELECT count(*)::int AS n FROM listings WHERE external_listing_id = 's3-down-listing'");
     assert.equal(stored.rows[0].n, 0);
+    // Retrying a media whose URL expired deletes the object that URL may have received first: that
+    // fails, so nothing changed and the client may send the same request again.
+    await server.pool.query("UPDATE listing_media SET upload_expires_at = now() - interval '1 second' WHERE external_media_id = 's3-down'");
+    assertProblem(
+      await api('POST', '/medias', { externalMediaId: 's3-down', fileName: 'photo.jpg' }),
+      503,
+      'Service unavailable',
+      'The media store is unavailable; retry later',
+    );
+    const kept = await server.pool.query("SELECT storage_key FROM listing_media WHERE external_media_id = 's3-down'");
+    assert.deepEqual(kept.rows, [{ storage_key: keyOf(url) }]);
     // A listing without media does not depend on the store.
     const plain = await api('POST', '/listings', listingWith('s3-down-plain', []));
     assert.equal(plain.status, 201, plain.text);
