@@ -80,7 +80,8 @@ export class MediaServer {
   private held: (() => void)[] | undefined;
   private constructor(private readonly server: Server) {}
 
-  static async start(): Promise<MediaServer> {
+  /** On loopback, or on `host` (an address of this machine, e.g. a bridge that network namespaces reach). */
+  static async start(host = '127.0.0.1'): Promise<MediaServer> {
     let media: MediaServer | undefined;
     const server = createServer((request, response) => {
       const recorded: MediaServer['requests'][number] = { path: request.url ?? '/', at: Date.now() };
@@ -93,12 +94,13 @@ export class MediaServer {
       else setTimeout(answer, Math.random() * 150);
     });
     media = new MediaServer(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(0, host, resolve));
     return media;
   }
 
   get base(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const { address, port } = this.server.address() as AddressInfo;
+    return `http://${address}:${port}`;
   }
 
   hold(): void {
@@ -137,7 +139,8 @@ export class Receiver {
   readonly received: Notification[] = [];
   private constructor(private readonly server: Server) {}
 
-  static async start(): Promise<Receiver> {
+  /** On loopback, or on `host` (an address of this machine, e.g. a bridge that network namespaces reach). */
+  static async start(host = '127.0.0.1'): Promise<Receiver> {
     let receiver: Receiver | undefined;
     const server = createServer((request, response) => {
       const chunks: Buffer[] = [];
@@ -150,12 +153,13 @@ export class Receiver {
       });
     });
     receiver = new Receiver(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(0, host, resolve));
     return receiver;
   }
 
   get base(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const { address, port } = this.server.address() as AddressInfo;
+    return `http://${address}:${port}`;
   }
 
   async close(): Promise<void> {

@@ -40,17 +40,28 @@ export function childEnv(env: Record<string, string | undefined>): Record<string
 
 const launched: Immogate[] = [];
 
-/** Starts `immogate <args>` listening on `port`, collecting its output. */
-export function launch(args: string[], port: number, env: Record<string, string | undefined>): Immogate {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: childEnv({ PORT: String(port), ...env }),
+/**
+ * Starts `immogate <args>` listening on `port`, collecting its output. `host`: the address it
+ * listens on and is reached at; `prefix`: a command it runs under (e.g. `ip netns exec <ns>`, which
+ * execs it, so the child is still immogate itself).
+ */
+export function launch(
+  args: string[],
+  port: number,
+  env: Record<string, string | undefined>,
+  options: { host?: string; prefix?: string[] } = {},
+): Immogate {
+  const host = options.host ?? '127.0.0.1';
+  const [command, ...rest] = [...(options.prefix ?? []), process.execPath, CLI, ...args] as [string, ...string[]];
+  const child = spawn(command, rest, {
+    env: childEnv({ PORT: String(port), HOST: host, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running: Immogate = {
     child,
     pid: child.pid ?? 0,
     port,
-    base: `http://127.0.0.1:${port}`,
+    base: `http://${host}:${port}`,
     stdout: '',
     stderr: '',
     startedAt: Date.now(),

@@ -2,7 +2,8 @@
  * The blob store behind one interface: safe keys, the local backend (signed upload URLs, the
  * streaming size guard with the real 40 MiB limit, staging and publishing, the shared signing
  * key), the S3 backend's presigned URLs (no network), and the S3 backend against a loopback
- * S3 stand-in, including confirming uploads when a listing attaches them.
+ * S3 stand-in, including confirming uploads when a listing attaches them; an S3 that answers 5xx
+ * or does not answer is the 503 problem. (Against a real S3 server: test/listings/s3-media.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -17,6 +18,7 @@ import { attachMedia } from '../../src/apis/listings/services/medias.js';
 import { loadConfig } from '../../src/config.js';
 import { isSafeKey, openBlobStore } from '../../src/platform/blobs/index.js';
 import { BlobTooLarge, LocalBlobStore } from '../../src/platform/blobs/local.js';
+import { Problem } from '../../src/platform/http/problems.js';
 import { Sealer, parseKey } from '../../src/platform/secrets/sealer.js';
 import { S3BlobStore } from '../../src/platform/blobs/s3.js';
 import { createPool, type Pool } from '../../src/platform/db/pool.js';
@@ -477,5 +479,77 @@ describe('the S3 blob store against a loopback S3', () => {
       standIn.objects.set(key, { body: Buffer.from('x'), size: 1, contentType: 'text/html' });
       await refused(['s3-type'], [{ name: '/media/0/externalMediaId', reason: 'was uploaded as text/html, not image/jpeg ("s3-type").' }]);
     });
+  });
+});
+
+describe('an S3 store that fails', () => {
+  const requests: string[] = [];
+  // Its own 5xx to everything, as S3 says when it is overloaded (after the SDK's own retries).
+  const failing = createServer((req, res) => {
+    requests.push(req.method ?? '');
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(503, { 'content-type': 'application/xml' });
+      res.end(
+        req.method === 'HEAD'
+          ? undefined
+          : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>',
+      );
+    });
+  });
+  let failingStore: S3BlobStore;
+  let closedStore: S3BlobStore;
+
+  before(async () => {
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    const { port } = failing.address() as { port: number };
+    failingStore = new S3BlobStore({
+      endpoint: `http://127.0.0.1:${port}`,
+      bucket: 'media',
+      region: 'us-east-1',
+      forcePathStyle: true,
+      ...CREDENTIALS,
+    });
+    // A port nothing listens on: the connection is refused.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as { port: number }).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    closedStore = new S3BlobStore({
+      endpoint: `http://127.0.0.1:${closedPort}`,
+      bucket: 'media',
+      region: 'us-east-1',
+      forcePathStyle: true,
+      ...CREDENTIALS,
+    });
+  });
+
+  after(async () => new Promise<void>((resolve) => failing.close(() => resolve())));
+
+  function unavailable(error: unknown): boolean {
+    assert.ok(error instanceof Problem, String(error));
+    assert.equal(error.status, 503);
+    assert.deepEqual(error.body('t'), {
+      type: '/problems/service-unavailable',
+      title: 'Service unavailable',
+      status: 503,
+      detail: 'The media store is unavailable; retry later',
+      instance: 't',
+    });
+    assert.deepEqual(error.headers, { 'retry-after': '5' });
+    return true;
+  }
+
+  it('is unavailable (the 503 problem with Retry-After) when it answers 5xx: stat, read and delete', async () => {
+    await assert.rejects(failingStore.stat('listings/production/a.jpg'), unavailable);
+    await assert.rejects(failingStore.read('listings/production/a.jpg'), unavailable);
+    await assert.rejects(failingStore.delete('listings/production/a.jpg'), unavailable);
+    // The SDK tried each three times (maxAttempts) before giving up.
+    assert.deepEqual(requests, ['HEAD', 'HEAD', 'HEAD', 'GET', 'GET', 'GET', 'DELETE', 'DELETE', 'DELETE']);
+  });
+
+  it('is unavailable when nothing answers (connection refused), not a database outage', async () => {
+    await assert.rejects(closedStore.stat('listings/production/a.jpg'), unavailable);
+    await assert.rejects(closedStore.delete('listings/production/a.jpg'), unavailable);
   });
 });

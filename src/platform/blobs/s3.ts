@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../../config.js';
+import { blobStoreUnavailable } from '../http/problems.js';
 import type { BlobStat, BlobStore, PresignedUpload, PresignRequest } from './store.js';
 import { assertSafeKey } from './keys.js';
 
@@ -22,6 +23,17 @@ function missing(error: unknown): boolean {
     error instanceof S3ServiceException &&
     (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey')
   );
+}
+
+/**
+ * Whether the store itself failed rather than answered: no answer at all (the SDK's network and
+ * timeout errors carry $metadata without being S3ServiceExceptions) or one of its 5xx, after the
+ * SDK's own retries. Left as they are, socket codes such as ECONNREFUSED would read as a database
+ * outage, and a 5xx as our bug.
+ */
+function unavailable(error: unknown): boolean {
+  if (error instanceof S3ServiceException) return (error.$metadata.httpStatusCode ?? 0) >= 500;
+  return typeof error === 'object' && error !== null && '$metadata' in error;
 }
 
 export class S3BlobStore implements BlobStore {
@@ -71,7 +83,7 @@ export class S3BlobStore implements BlobStore {
       return { size: head.ContentLength ?? 0, contentType: head.ContentType ?? 'application/octet-stream' };
     } catch (error) {
       if (missing(error)) return undefined;
-      throw error;
+      throw unavailable(error) ? blobStoreUnavailable(error) : error;
     }
   }
 
@@ -82,12 +94,16 @@ export class S3BlobStore implements BlobStore {
       return object.Body ? Buffer.from(await object.Body.transformToByteArray()) : Buffer.alloc(0);
     } catch (error) {
       if (missing(error)) return undefined;
-      throw error;
+      throw unavailable(error) ? blobStoreUnavailable(error) : error;
     }
   }
 
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (error) {
+      throw unavailable(error) ? blobStoreUnavailable(error) : error;
+    }
   }
 }

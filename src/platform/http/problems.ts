@@ -138,6 +138,19 @@ export function databaseUnavailable(): Problem {
   });
 }
 
+/**
+ * The S3 store of listing media did not answer (unreachable, timing out, or its own 5xx): the
+ * request is fine and may be retried, as after a database outage.
+ */
+export function blobStoreUnavailable(cause: unknown): Problem {
+  const problem = new Problem(503, 'Service unavailable', 'The media store is unavailable; retry later', {}, undefined, {
+    'retry-after': String(RETRY_AFTER_SECONDS),
+  });
+  // For the log line of the failed request: what the store's client saw.
+  problem.cause = cause;
+  return problem;
+}
+
 /** A request that arrived while the server shuts down: another process (or this one, restarted) will take it. */
 export function shuttingDown(): Problem {
   return new Problem(503, 'Service unavailable', 'The server is shutting down; retry later', {}, undefined, {

@@ -117,6 +117,12 @@ export async function createMedia(
     uploadExpiresAt: upload.expiresAt,
     graceSeconds: UNATTACHED_GRACE_SECONDS,
   };
+  // A retry after an expired URL: the object that URL may have received unconfirmed is deleted
+  // first, so a store that fails refuses the request (503) before anything changed, and the
+  // client's retry is the same request again, not one whose id is taken by now.
+  const earlier = await withTenant(pool, tenant, (client) => lockMedia(client, tenant, media.externalMediaId));
+  const retried = earlier?.state === 'AWAITING_UPLOAD' && earlier.upload_expires_at <= now ? earlier.storage_key : undefined;
+  if (retried !== undefined) await store.delete(retried);
   const replaced = await withTenant(pool, tenant, async (client) => {
     const existing = await lockMedia(client, tenant, media.externalMediaId);
     if (existing) {
@@ -128,8 +134,8 @@ export async function createMedia(
     if (!(await insertMedia(client, tenant, row))) throw taken;
     return undefined;
   });
-  // An S3 upload to the expired URL may have happened unconfirmed; the id now names the new one.
-  if (replaced !== undefined) await store.delete(replaced);
+  // Another retry of the same id replaced a later URL meanwhile: its object goes too.
+  if (replaced !== undefined && replaced !== retried) await store.delete(replaced);
   return { externalMediaId: media.externalMediaId, presignedURL: upload.url };
 }
 
