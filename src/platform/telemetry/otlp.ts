@@ -38,7 +38,7 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import { traceQueries } from '../db/pool.js';
 import type { Logger } from '../log.js';
-import type { Telemetry } from './index.js';
+import type { Telemetry } from './types.js';
 
 /** What undici's diagnostics channels carry of a request (undici:request:*). */
 interface UndiciRequest {

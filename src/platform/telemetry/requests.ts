@@ -3,7 +3,7 @@
  * run, so that its statements and outbound calls are its children.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Telemetry } from './index.js';
+import type { Telemetry } from './types.js';
 
 export function traceRequests(app: FastifyInstance, tracing: Telemetry): void {
   // Callback hooks, so that what follows runs inside the span's context. Entered twice: a body is
