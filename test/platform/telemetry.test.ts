@@ -254,6 +254,29 @@ describe('OpenTelemetry traces', () => {
     assert.ok(modules.modules().length > 0);
   });
 
+  it('a collector that is not there fails no request, and the processes still stop cleanly (the flush at shutdown is bounded)', {
+    timeout: 60_000,
+  }, async () => {
+    const database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const modules = moduleLog();
+    const running = launch(
+      ['start'],
+      await freePort(),
+      startEnv(database, modules.file, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      }),
+    );
+    await waitReady(running);
+    for (let i = 0; i < 3; i += 1) {
+      const health = await http('GET', `${running.base}/health`);
+      assert.equal(health.status, 200);
+      assert.deepEqual(health.body, { status: 'ok' });
+    }
+    assert.deepEqual(await stop(running), { code: 0, signal: null });
+  });
+
   it('without OTEL_EXPORTER_OTLP_ENDPOINT, no process of immogate start loads OpenTelemetry', { timeout: 60_000 }, async () => {
     const database = await createTestDatabase();
     cleanups.push(() => database.drop());

@@ -32,5 +32,17 @@ export async function startTelemetry(env: NodeJS.ProcessEnv, role: string, logge
 export async function stopTelemetry(): Promise<void> {
   const stopping = current;
   current = undefined;
-  await stopping?.shutdown();
+  if (!stopping) return;
+  // A collector that does not answer must not hold the shutdown for the exporter's 10 s timeout.
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    stopping.shutdown().catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, FLUSH_AT_SHUTDOWN_MS);
+    }),
+  ]);
+  clearTimeout(timer);
 }
+
+/** How long the spans still buffered at shutdown have to reach the collector. */
+const FLUSH_AT_SHUTDOWN_MS = 3_000;
