@@ -188,6 +188,12 @@ describe('OpenTelemetry traces', () => {
     const [, answeredTrace, serverSpanId, flags] = answered.split('-');
     assert.equal(answeredTrace, TRACE_ID, answered);
     assert.equal(flags, '01');
+    // A malformed traceparent starts a trace of our own, as without telemetry.
+    const fresh = await http('GET', `${running.base}/health`, { headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}` } });
+    assert.equal(fresh.status, 200);
+    assert.deepEqual(fresh.body, { status: 'ok' });
+    const [, freshTrace, freshSpanId] = (fresh.headers.get('traceparent') ?? '').split('-');
+    assert.notEqual(freshTrace, TRACE_ID);
     await waitUntil('the media download and a webhook', () => target.requests.some((request) => request.method === 'POST'), running);
     assert.deepEqual(await stop(running), { code: 0, signal: null });
 
@@ -207,6 +213,12 @@ describe('OpenTelemetry traces', () => {
     assert.deepEqual(server.resource['service.name'], 'immogate-under-test');
     assert.deepEqual(server.resource['immogate.role'], 'server');
     assert.deepEqual([...collector.contentTypes], ['application/json']);
+
+    const health = collector.spans.find((span) => span.spanId === freshSpanId);
+    assert.deepEqual(
+      { traceId: health?.traceId, parentSpanId: health?.parentSpanId ?? '', name: health?.name },
+      { traceId: freshTrace, parentSpanId: '', name: 'GET /health' },
+    );
 
     // Its statements, children of it: text with $n placeholders, never the values.
     const statements = collector.spans.filter((span) => span.parentSpanId === serverSpanId);

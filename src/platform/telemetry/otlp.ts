@@ -49,7 +49,7 @@ interface UndiciRequest {
 }
 
 export function startOtlp(env: NodeJS.ProcessEnv, role: string, logger: Logger): Telemetry {
-  // The SDK's own troubles (a collector that refuses or is down) go to our log, once each, not to the console.
+  // The SDK's own troubles (a collector that refuses or is down) go to our log at warn, not to the console.
   diag.setLogger(
     {
       error: (message) => logger.warn({ telemetry: message }, 'trace export failed'),
