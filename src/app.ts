@@ -24,6 +24,8 @@ import { installLoopGuard } from './platform/http/loopGuard.js';
 import { recordRoutes } from './platform/http/routeTable.js';
 import { installRequestDeadlines, limitConnections } from './platform/http/slowClients.js';
 import { continueTrace } from './platform/http/tracing.js';
+import { telemetry } from './platform/telemetry/index.js';
+import { traceRequests } from './platform/telemetry/requests.js';
 import { createValidators, type Validators } from './platform/http/validation.js';
 import { cachingSerializerFactory } from './platform/http/serializers.js';
 import type { Logger } from './platform/log.js';
@@ -57,13 +59,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const { config, pool, keys, metrics, logger } = deps;
   // Widened to Fastify's logger interface, so the app is the plain FastifyInstance everything else takes.
   const baseLogger: FastifyBaseLogger = logger;
+  const tracing = telemetry();
   const app = Fastify({
     schemaController: { compilersFactory: { buildSerializer: deps.serializers ?? cachingSerializerFactory() } },
     loggerInstance: baseLogger,
     // Access lines are written at debug level by our own onResponse hook.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'traceparent' }),
-    // The request id is our span's traceparent: logs, responses and problem instances share it.
-    genReqId: (request) => continueTrace(request.headers.traceparent),
+    // The request id is our span's traceparent: logs, responses, problem instances (and exported
+    // traces, when on) share it.
+    genReqId: tracing ? (request) => tracing.startRequest(request) : (request) => continueTrace(request.headers.traceparent),
     bodyLimit: config.bodyLimitBytes,
     // Refused during shutdown by our own hook (below), as a problem.
     return503OnClosing: false,
@@ -81,6 +85,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   recordRoutes(app);
   // First of the onRequest hooks, so that it sees all of a request's work.
   installLoopGuard(app, config.requestLoopWarnMs, logger);
+  if (tracing) traceRequests(app, tracing);
   limitConnections(app.server, config.httpMaxConnections, logger);
   installRequestDeadlines(app, config.httpRequestTimeoutSeconds);
   const outage = new Outage(logger, REQUESTS_OUTAGE, async () => (await databaseState(pool)) === 'ok');

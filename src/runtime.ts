@@ -18,6 +18,7 @@ import { API_MODULES } from './apis/index.js';
 import { PLATFORM_TASKS } from './platform/work/tasks.js';
 import { startWorker, type Worker } from './platform/work/worker.js';
 import { recordListening } from './platform/listeners.js';
+import { startTelemetry, stopTelemetry } from './platform/telemetry/index.js';
 import { ensureDemoClient, firstRunMessage, listenError, secureDataDir } from './startup.js';
 
 /** Every column holding sealed secrets: the platform's and those the API modules declare. */
@@ -44,6 +45,8 @@ export async function startServices(
   options: { apis?: readonly ApiModule[]; onFirstRun?: (message: string) => void } = {},
 ): Promise<Services> {
   await secureDataDir(config, logger);
+  const role = [roles.server && 'server', roles.worker && 'worker'].filter(Boolean).join('+');
+  await startTelemetry(process.env, role, logger);
   const database = await openDatabase(config, { supervisedBy: logger });
   const pools: Pool[] = [];
   let app: FastifyInstance | undefined;
@@ -60,6 +63,8 @@ export async function startServices(
     await worker?.stop();
     await Promise.allSettled(pools.map((pool) => pool.end()));
     await database.close();
+    // Last, so that the spans of the drained requests and work go out too.
+    await stopTelemetry();
   };
   try {
     const pool = createPool(database.url, config.databasePoolSize);

@@ -46,6 +46,45 @@ class Connection extends pg.Client {
   }
 }
 
+type QueryTracer = (text: string, name: string | undefined) => (error?: unknown) => void;
+const untracedQuery = Connection.prototype.query;
+
+/**
+ * Traces every statement of the pools' connections (telemetry/otlp.ts), or stops with undefined.
+ * The class's query is replaced only then, so an untraced process runs pg's own. Statements are
+ * bound, so the text holds no values; a Submittable (a cursor) is passed through untraced.
+ */
+export function traceQueries(tracer: QueryTracer | undefined): void {
+  if (!tracer) {
+    Connection.prototype.query = untracedQuery;
+    return;
+  }
+  // pg's query is overloaded (promise or callback, text or config); the patch sees plain arguments.
+  const query = untracedQuery as (this: pg.Client, ...args: unknown[]) => unknown;
+  (Connection.prototype as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]): unknown {
+    const [first] = args;
+    const config =
+      typeof first === 'string' ? { text: first } : (first as { text?: unknown; name?: unknown; submit?: unknown } | undefined);
+    if (!config || typeof config.text !== 'string' || typeof config.submit === 'function') return query.apply(this, args);
+    const end = tracer(config.text, typeof config.name === 'string' ? config.name : undefined);
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (error: unknown, ...rest: unknown[]) => {
+        end(error ?? undefined);
+        return callback(error, ...rest);
+      };
+      return query.apply(this, args);
+    }
+    const result = query.apply(this, args) as Promise<unknown>;
+    result.then(
+      () => end(),
+      (error: unknown) => end(error),
+    );
+    return result;
+  };
+}
+
 /**
  * Connections pipeline: queries issued without waiting for the previous answer travel together,
  * so a transaction whose statements are known up front costs one round trip (see transaction()).

@@ -8,6 +8,7 @@ import type { Pool } from '../db/pool.js';
 import type { Logger } from '../log.js';
 import type { Outage } from '../db/outage.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { telemetry } from '../telemetry/index.js';
 
 /** What a stream's claims and runs get from the worker that runs them. */
 export interface WorkContext {
@@ -218,7 +219,9 @@ export class StreamRunner<T> {
 
   private async runItem(item: T): Promise<void> {
     try {
-      await this.stream.run(item, this.context);
+      const tracing = telemetry();
+      if (tracing) await tracing.work(this.name, () => this.stream.run(item, this.context));
+      else await this.stream.run(item, this.context);
     } catch (error) {
       const interrupted = this.context.signal.aborted;
       if (!interrupted)
