@@ -14,7 +14,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, it } from 'node:test';
 import pg from 'pg';
-import { berlinRentApartmentExample } from '../src/apis/listings/model/example.js';
+import { listingWithMedia } from './fixtures/listings.js';
 import { startS3, type S3Server } from './fixtures/s3.js';
 import { http, REPO_ROOT, USER_AGENT } from './helpers.js';
 import { acknowledged, assertConsistent, Load, MediaServer, Receiver, subscribe, tokensFor, waitCaughtUp } from './pipeline.js';
@@ -152,16 +152,6 @@ async function database(): Promise<string> {
   return `postgres://postgres@${address('db')}:5432/immogate`;
 }
 
-function listingWith(externalListingId: string, mediaIds: string[]) {
-  const body = berlinRentApartmentExample() as unknown as {
-    media?: { externalMediaId: string }[];
-    metadata: { source: { offererEstateId: string } };
-  };
-  body.metadata.source.offererEstateId = externalListingId;
-  body.media = mediaIds.map((externalMediaId) => ({ externalMediaId }));
-  return body;
-}
-
 async function listingToken(host: Immogate, demo: { clientId: string; secret: string }): Promise<string> {
   const result = await http('POST', `${host.base}/oauth/token`, {
     body: {
@@ -231,7 +221,7 @@ it('two hosts, PostgreSQL and S3 on four machines: media cross hosts, a host kil
   assert.equal(upload.status, 200, await upload.text());
   const listing = await http('POST', `${b.base}/sandbox/import-listings/v1/listings`, {
     headers: { authorization: `Bearer ${tokenB}` },
-    body: listingWith('across-hosts', ['hall']),
+    body: listingWithMedia('across-hosts', ['hall']),
   });
   assert.equal(listing.status, 201, listing.text);
   for (const [host, token] of [

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { listingsApi } from '../../src/apis/listings/index.js';
 import { ABANDONED_UPLOAD_MS, mediaSweepTask } from '../../src/apis/listings/jobs.js';
-import { berlinRentApartmentExample } from '../../src/apis/listings/model/example.js';
+import { listingWithMedia } from '../fixtures/listings.js';
 import { MAX_MEDIA_BYTES, UPLOAD_URL_SECONDS } from '../../src/apis/listings/model/media.js';
 import { mediaRoutes } from '../../src/apis/listings/routes/medias.js';
 import {
@@ -508,20 +508,10 @@ describe('listings referencing media (the listing routes)', () => {
     return http(method, `${server.base}${ROOT}${pathName}`, { headers: { authorization: `Bearer ${token}` }, body });
   }
 
-  function listingWith(externalListingId: string, mediaIds: string[]) {
-    const body = berlinRentApartmentExample() as unknown as {
-      media?: { externalMediaId: string }[];
-      metadata: { source: { offererEstateId: string } };
-    };
-    body.metadata.source.offererEstateId = externalListingId;
-    body.media = mediaIds.map((externalMediaId) => ({ externalMediaId }));
-    return body;
-  }
-
   it('attaches on create, reads back, lets go on update and delete', async () => {
     await uploaded('listing-photo');
     await uploaded('listing-plan', Buffer.from('%PDF-1.7'), 'plan.pdf', 'application/pdf');
-    const created = await write('POST', '/listings', listingWith('with-media', ['listing-photo', 'listing-plan']));
+    const created = await write('POST', '/listings', listingWithMedia('with-media', ['listing-photo', 'listing-plan']));
     assert.equal(created.status, 201, created.text);
     const listingId = (created.body as { listingId: string }).listingId;
     for (const id of ['listing-photo', 'listing-plan']) {
@@ -548,7 +538,7 @@ describe('listings referencing media (the listing routes)', () => {
       ],
     );
 
-    const updated = await write('PUT', '/listings/with-media', listingWith('with-media', ['listing-plan']));
+    const updated = await write('PUT', '/listings/with-media', listingWithMedia('with-media', ['listing-plan']));
     assert.equal(updated.status, 202, updated.text);
     assert.equal((await mediaRow('listing-photo'))?.state, 'UPLOADED');
     assert.equal((await mediaRow('listing-plan'))?.state, 'ATTACHED');
@@ -563,13 +553,13 @@ describe('listings referencing media (the listing routes)', () => {
   it("refuses a listing naming another agency's media, or media not uploaded yet, and stores nothing", async () => {
     await uploaded('agency-a-photo');
     await newMedia('agency-a-pending');
-    invalid(await write('POST', '/listings', listingWith('with-foreign-media', ['agency-a-photo']), tokenB), [
+    invalid(await write('POST', '/listings', listingWithMedia('with-foreign-media', ['agency-a-photo']), tokenB), [
       {
         name: '/media/0/externalMediaId',
         reason: 'is not a media of this agency: request its upload with POST /medias first ("agency-a-photo").',
       },
     ]);
-    invalid(await write('POST', '/listings', listingWith('with-pending-media', ['agency-a-photo', 'agency-a-pending'])), [
+    invalid(await write('POST', '/listings', listingWithMedia('with-pending-media', ['agency-a-photo', 'agency-a-pending'])), [
       {
         name: '/media/1/externalMediaId',
         reason: 'has not been uploaded yet: PUT the file to its presignedURL first ("agency-a-pending").',

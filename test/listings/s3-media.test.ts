@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { berlinRentApartmentExample } from '../../src/apis/listings/model/example.js';
+import { listingWithMedia } from '../fixtures/listings.js';
 import { MAX_MEDIA_BYTES, UPLOAD_URL_SECONDS } from '../../src/apis/listings/model/media.js';
 import { mediaStore, sweepMedia, UNATTACHED_GRACE_SECONDS } from '../../src/apis/listings/services/medias.js';
 import type { BlobStore } from '../../src/platform/blobs/index.js';
@@ -84,17 +84,6 @@ function inBucket(key: string): boolean {
   return fs.existsSync(path.join(s3.directory, s3.bucket, `${key}._S3rver_object`));
 }
 
-function listingWith(externalListingId: string, mediaIds: string[]) {
-  const body = berlinRentApartmentExample() as unknown as {
-    media?: { externalMediaId: string }[];
-    metadata: { source: { offererEstateId: string } };
-  };
-  body.metadata.source.offererEstateId = externalListingId;
-  if (mediaIds.length > 0) body.media = mediaIds.map((externalMediaId) => ({ externalMediaId }));
-  else delete body.media;
-  return body;
-}
-
 async function mediaRow(externalMediaId: string): Promise<{ state: string; size_bytes: number | null } | undefined> {
   const { rows } = await server.pool.query<{ state: string; size_bytes: number | null }>(
     "SELECT state, size_bytes FROM listing_media WHERE agency_id = 'agency-a' AND external_media_id = $1",
@@ -123,7 +112,7 @@ describe('listing media on an S3 server', () => {
     assert.deepEqual(await store.read(keyOf(url)), JPEG);
     assert.deepEqual(await mediaRow('s3-photo'), { state: 'AWAITING_UPLOAD', size_bytes: null });
 
-    const created = await api('POST', '/listings', listingWith('s3-listing', ['s3-photo']));
+    const created = await api('POST', '/listings', listingWithMedia('s3-listing', ['s3-photo']));
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(await mediaRow('s3-photo'), { state: 'ATTACHED', size_bytes: JPEG.length });
     const read = await api('GET', '/listings/s3-listing');
@@ -133,7 +122,7 @@ describe('listing media on an S3 server', () => {
 
   it('refuses a listing whose media is not in the bucket yet', async () => {
     await newMedia('s3-pending');
-    refused(await api('POST', '/listings', listingWith('s3-pending-listing', ['s3-pending'])), [
+    refused(await api('POST', '/listings', listingWithMedia('s3-pending-listing', ['s3-pending'])), [
       { name: '/media/0/externalMediaId', reason: 'has not been uploaded yet: PUT the file to its presignedURL first ("s3-pending").' },
     ]);
   });
@@ -143,13 +132,13 @@ describe('listing media on an S3 server', () => {
     // S3 itself refuses this PUT (the type is a signed header); s3rver checks no signature, so
     // the bytes land and immogate's confirmation is what stops them.
     assert.equal(await put(url, Buffer.from('<html></html>'), 'text/html'), 200);
-    refused(await api('POST', '/listings', listingWith('s3-wrong-type-listing', ['s3-wrong-type'])), [
+    refused(await api('POST', '/listings', listingWithMedia('s3-wrong-type-listing', ['s3-wrong-type'])), [
       { name: '/media/0/externalMediaId', reason: 'was uploaded as text/html, not image/jpeg ("s3-wrong-type").' },
     ]);
     assert.deepEqual(await mediaRow('s3-wrong-type'), { state: 'AWAITING_UPLOAD', size_bytes: null });
     // The URL is still valid: the right bytes replace the object and the listing goes through.
     assert.equal(await put(url, JPEG, 'image/jpeg'), 200);
-    const created = await api('POST', '/listings', listingWith('s3-wrong-type-listing', ['s3-wrong-type']));
+    const created = await api('POST', '/listings', listingWithMedia('s3-wrong-type-listing', ['s3-wrong-type']));
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(await mediaRow('s3-wrong-type'), { state: 'ATTACHED', size_bytes: JPEG.length });
   });
@@ -158,7 +147,7 @@ describe('listing media on an S3 server', () => {
     const url = await newMedia('s3-too-big');
     assert.equal(await put(url, Buffer.alloc(MAX_MEDIA_BYTES + 1, 1), 'image/jpeg'), 200);
     assert.equal(inBucket(keyOf(url)), true);
-    refused(await api('POST', '/listings', listingWith('s3-too-big-listing', ['s3-too-big'])), [
+    refused(await api('POST', '/listings', listingWithMedia('s3-too-big-listing', ['s3-too-big'])), [
       {
         name: '/media/0/externalMediaId',
         reason: `was larger than ${MAX_MEDIA_BYTES} bytes and has been deleted: upload a smaller file ("s3-too-big").`,
@@ -202,7 +191,7 @@ describe('listing media on an S3 server', () => {
     await s3.stop();
     const url = await newMedia('s3-down');
     assert.equal(new URL(url).origin, s3.endpoint);
-    const result = await api('POST', '/listings', listingWith('s3-down-listing', ['s3-down']));
+    const result = await api('POST', '/listings', listingWithMedia('s3-down-listing', ['s3-down']));
     assertProblem(result, 503, 'Service unavailable', 'The media store is unavailable; retry later');
     assert.equal(result.headers.get('retry-after'), '5');
     const stored = await server.pool.query("SELECT count(*)::int AS n FROM listings WHERE external_listing_id = 's3-down-listing'");
@@ -219,7 +208,7 @@ describe('listing media on an S3 server', () => {
     const kept = await server.pool.query("SELECT storage_key FROM listing_media WHERE external_media_id = 's3-down'");
     assert.deepEqual(kept.rows, [{ storage_key: keyOf(url) }]);
     // A listing without media does not depend on the store.
-    const plain = await api('POST', '/listings', listingWith('s3-down-plain', []));
+    const plain = await api('POST', '/listings', listingWithMedia('s3-down-plain', []));
     assert.equal(plain.status, 201, plain.text);
 
     // The sweep deletes the rows and logs each object it could not delete (left in the bucket, never a row without its object).
