@@ -33,6 +33,8 @@ import { instrumentHttp, type Metrics } from './platform/metrics.js';
 import { operatorRoutes } from './platform/operator.js';
 import { consoleApp } from './platform/console/index.js';
 import { sampleRoutes } from './platform/samples/index.js';
+import { eventRoutes } from './platform/events/routes.js';
+import { EventWaiters } from './platform/events/waiters.js';
 
 const REQUESTS_OUTAGE = {
   started: 'database unavailable: requests refused until it is back',
@@ -90,6 +92,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   installRequestDeadlines(app, config.httpRequestTimeoutSeconds);
   const outage = new Outage(logger, REQUESTS_OUTAGE, async () => (await databaseState(pool)) === 'ok');
   const disk = await DiskWatch.start(config, logger, 'writes');
+  const waiters = new EventWaiters(pool.options, logger);
+  // Before close waits for the requests in flight: long polls answer at once instead of holding it up.
+  app.addHook('preClose', async () => waiters.stop());
   app.addHook('onClose', async () => {
     outage.close();
     disk?.stop();
@@ -160,6 +165,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
           if (api.personalData) sendNoStore(scoped);
           installGuard(scoped, api, environment, { pool, keys, publicUrl: config.publicUrl });
           openApiRoute(scoped, api, document);
+          eventRoutes(scoped, api, { pool, waiters, retentionDays: config.deliveryRetentionDays });
           if (module) await module.routes(scoped.withTypeProvider<TypeBoxTypeProvider>(), { config, pool, logger });
         },
         { prefix: rootPath(api, environment) },

@@ -203,6 +203,10 @@ describe('the served classifieds OpenAPI document', () => {
       '/paths/~1classifieds~1validate/post/responses/413': true,
       '/paths/~1webhooks~1test-events': true,
       '/paths/~1webhooks~1test-events/post': true,
+      // The event feed, with GET /classifieds' header parameters and error answers (its 400 is ours).
+      '/paths/~1events': true,
+      '/paths/~1events/get': true,
+      '/paths/~1events/get/responses/400': true,
       '/paths/~1webhooks~1test-events/post/responses/413': true,
       '/paths/~1classifieds/get/parameters/3/schema': ['minimum'],
       '/paths/~1classifieds/get/responses/400': true,
@@ -235,8 +239,12 @@ describe('the served classifieds OpenAPI document', () => {
         .filter(([status, response]) => (status === 'default' || Number(status) >= 400) && response.content !== undefined);
     const referencePaths = reference.paths as Record<string, Record<string, Node>>;
     const errorAnswers = errorAnswersOf(Object.values(referencePaths).flatMap((methods) => Object.values(methods)));
-    // The two operations of immogate's own answer errors as the create and the subscription do.
-    const extensionAnswers = errorAnswersOf([nodeAt(reference, '/paths/~1classifieds/post'), nodeAt(reference, '/paths/~1webhooks/put')]);
+    // immogate's own operations answer errors as the create, the subscription and the list (the event feed) do.
+    const extensionAnswers = errorAnswersOf([
+      nodeAt(reference, '/paths/~1classifieds/post'),
+      nodeAt(reference, '/paths/~1webhooks/put'),
+      nodeAt(reference, '/paths/~1classifieds/get'),
+    ]);
     assert.equal(problemTypes.length, errorAnswers.length + extensionAnswers.length);
     // One bound for each array the request schema bounds, plus PUT /webhooks' statuses.
     const generatedBounds = JSON.stringify(classifiedSchema).split('"x-immogate-bound"').length - 1;
@@ -264,6 +272,7 @@ describe('the served classifieds OpenAPI document', () => {
         ['createSubscriptionToWebhook', 'caas:classifieds:*'],
         ['deleteSubscriptionToWebhook', 'caas:classifieds:*'],
         ['validateClassified', 'caas:classifieds:create'],
+        ['listClassifiedEvents', 'caas:classifieds:read'],
         ['sendWebhookTestEvent', 'caas:classifieds:*'],
       ],
     );

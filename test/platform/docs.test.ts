@@ -51,11 +51,13 @@ const TAGS: Record<ApiDescriptor['id'], Record<string, string[]>> = {
     Classifieds: ['createClassified', 'getClassifieds', 'GetClassified', 'updateClassified', 'deleteClassified', 'validateClassified'],
     Statuses: ['getClassifiedStatuses'],
     Webhooks: ['createSubscriptionToWebhook', 'deleteSubscriptionToWebhook', 'sendWebhookTestEvent'],
+    Events: ['listClassifiedEvents'],
   },
   clim: {
     Listings: ['createListing', 'getListings', 'getListing', 'updateListing', 'deleteListing', 'validateListing'],
     Media: ['createMedia'],
     Health: ['getHealth'],
+    Events: ['listListingEvents'],
   },
   leads: {
     Leads: ['createLead', 'getLeads', 'getLead'],
@@ -67,6 +69,7 @@ const TAGS: Record<ApiDescriptor['id'], Record<string, string[]>> = {
       'getWebhookSubscriptionAudit',
       'sendWebhookSubscriptionTestEvent',
     ],
+    Events: ['listLeadEvents'],
   },
 };
 

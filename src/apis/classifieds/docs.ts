@@ -4,6 +4,7 @@
  * document's callback; openapi.ts describes it.
  */
 import type { ApiDocs } from '../../platform/http/openapiDocs.js';
+import { EVENTS_TAG, eventFeedDocs } from '../../platform/events/routes.js';
 import { MAX_PAGE_SIZE } from './model/pages.js';
 
 /** The real document lists a 404 for the creating operations too; immogate has nothing to find there. */
@@ -23,6 +24,7 @@ export const classifiedDocs: ApiDocs = {
     },
     { name: 'Statuses', description: 'What became of each write, portal by portal: the processing history of a classified.' },
     { name: 'Webhooks', description: 'Have every new status POSTed to your server instead of polling for it.' },
+    EVENTS_TAG,
   ],
   scopes: {
     'caas:*': 'Every operation of the classifieds API',
@@ -33,6 +35,7 @@ export const classifiedDocs: ApiDocs = {
     'caas:classifieds:delete': 'Delete classifieds',
   },
   operations: {
+    listClassifiedEvents: eventFeedDocs('caas'),
     validateClassified: {
       tags: ['Classifieds'],
       summary: 'Validate a classified without sending it (immogate extension)',

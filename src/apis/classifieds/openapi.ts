@@ -25,6 +25,8 @@ import {
   userAgentNote,
   verifyingSignatures,
 } from '../../platform/http/openapiDocs.js';
+import { EVENT_OPERATION_IDS, EventPage, EventsQuery } from '../../platform/events/routes.js';
+import { FEEDS } from '../../platform/events/types.js';
 import { classifiedDocs } from './docs.js';
 import { BOUND_MARK, BOUND_NOTE } from './model/bounds.js';
 import { classifiedSchema } from './model/classified.js';
@@ -322,7 +324,8 @@ function overlayDocs(document: Node, publicUrl: string): void {
 
 /**
  * Operations of immogate's own, marked whole: POST /classifieds/validate (what a POST would meet,
- * nothing written) and POST /webhooks/test-events (a sample status sent to the subscription).
+ * nothing written), POST /webhooks/test-events (a sample status sent to the subscription) and GET
+ * /events (the event feed, with the header parameters and error answers of GET /classifieds).
  * They take the create and subscribe operations' parameters (User-Agent, traceparent) and answers
  * to errors, and their scopes.
  */
@@ -348,6 +351,35 @@ function overlayExtensionOperations(document: Node): void {
             content: { 'application/json': { schema: plain(ClassifiedValidation) } },
           },
           ...structuredClone(errorsOf(create)),
+        },
+      }),
+    }),
+  );
+  const read = at(document, '/paths/~1classifieds/get');
+  add(
+    paths,
+    '/events',
+    ours({
+      get: ours({
+        operationId: EVENT_OPERATION_IDS.caas,
+        'x-immogate-scope': FEEDS.caas.scope,
+        parameters: [
+          ...structuredClone(list(read, 'parameters').filter((parameter) => parameter.in === 'header')),
+          ...Object.entries(plain(EventsQuery).properties as Record<string, Node>).map(([name, schema]) => ({
+            name,
+            in: 'query',
+            required: false,
+            description: schema.description,
+            schema: { ...schema, description: undefined },
+          })),
+        ],
+        responses: {
+          '200': {
+            headers: { traceparent: TRACEPARENT },
+            content: { 'application/json': { schema: plain(EventPage) } },
+          },
+          '410': { content: { [PROBLEM_TYPE]: { schema: { type: 'object' } } } },
+          ...structuredClone(errorsOf(read)),
         },
       }),
     }),

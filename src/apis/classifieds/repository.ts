@@ -76,12 +76,12 @@ function recordStatuses(source: string): string {
     SELECT '${WEBHOOK_SOURCE}' AS source, (i.s).environment, (i.s).agency_id, w.subscription_id::text AS subscription_id,
            w.url || '/classifieds/' || (i.s).classified_id || '/statuses' AS url,
            immogate_caas_status_item(i.s, coalesce(src.received_at, now())) AS payload, w.secret, NULL::text AS secret_header,
-           '{}'::jsonb AS headers
+           '{}'::jsonb AS headers, (i.s).status_id AS event_id
       FROM inserted_statuses i
       JOIN ${source} src ON src.classified_id = (i.s).classified_id AND src.revision = (i.s).revision AND src.status = (i.s).status
       JOIN caas_webhook_subscriptions w ON w.environment = (i.s).environment AND w.agency_id = (i.s).agency_id
      WHERE w.statuses IS NULL OR (i.s).status = ANY (w.statuses) OR regexp_replace((i.s).status, '_WITH_MEDIA_ERROR$', '') = ANY (w.statuses)),
-  ${deliveriesCte('status_deliveries', 'status_recipients')}`;
+  ${deliveriesCte('status_deliveries', 'status_recipients', 'message', true)}`;
 }
 
 /** Records statuses (in their order) and schedules their webhooks: what processing reached. */

@@ -3,6 +3,7 @@
  * tags and scopes, and the new-lead notification (a callback of the subscribing operation).
  */
 import { deliveryAnswers, type ApiDocs, signatureHeaderParameters, verifyingSignatures } from '../../platform/http/openapiDocs.js';
+import { EVENTS_TAG, eventFeedDocs } from '../../platform/events/routes.js';
 import { Lead, MAX_LEAD_PAGE_SIZE } from './model/lead.js';
 import { API_KEY_HEADER } from './model/subscription.js';
 
@@ -49,6 +50,7 @@ export const leadDocs: ApiDocs = {
   tags: [
     { name: 'Leads', description: 'Submit leads, search them by the date they arrived, read one.' },
     { name: 'Subscriptions', description: 'Webhook subscriptions: where new leads are POSTed, and what became of each notification.' },
+    EVENTS_TAG,
   ],
   scopes: {
     'leads:*': 'Every operation of the lead API',
@@ -57,6 +59,7 @@ export const leadDocs: ApiDocs = {
     'leads:webhooks': 'Manage webhook subscriptions and read their audit',
   },
   operations: {
+    listLeadEvents: eventFeedDocs('leads'),
     sendWebhookSubscriptionTestEvent: {
       tags: ['Subscriptions'],
       summary: 'Send a test event to a subscription (immogate extension)',

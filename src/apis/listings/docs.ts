@@ -3,6 +3,7 @@
  * operation, its tags and scopes.
  */
 import type { ApiDocs } from '../../platform/http/openapiDocs.js';
+import { EVENTS_TAG, eventFeedDocs } from '../../platform/events/routes.js';
 import { MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, UPLOAD_URL_SECONDS } from './model/media.js';
 
 export const listingDocs: ApiDocs = {
@@ -16,6 +17,7 @@ export const listingDocs: ApiDocs = {
     { name: 'Listings', description: 'Create, read, replace and delete listings.' },
     { name: 'Media', description: 'Upload the files that listings show.' },
     { name: 'Health', description: 'Whether the service can take requests.' },
+    EVENTS_TAG,
   ],
   scopes: {
     'clim:*': 'Every operation of the listing import API',
@@ -28,6 +30,7 @@ export const listingDocs: ApiDocs = {
     'clim:medias:create': 'Request upload URLs for media files',
   },
   operations: {
+    listListingEvents: eventFeedDocs('clim'),
     validateListing: {
       tags: ['Listings'],
       summary: 'Validate a listing without storing it (immogate extension)',

@@ -62,15 +62,16 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
  * secret_header (text, lower-case, or null) and headers (jsonb, lower-case names, none of those
  * delivery sets itself). This is how an API schedules
  * deliveries in the statement of the write they belong to: they commit with it, and the
- * insert's trigger wakes the workers. A `test` delivery is a sample sent on request (the
+ * insert's trigger wakes the workers. `withEventId`: `recipients` also has event_id (uuid), the
+ * feed event the message announces, whose id then becomes the webhook-id. A `test` delivery is a sample sent on request (the
  * console's "Send test event"), shown as such.
  */
-export function deliveriesCte(name: string, recipients: string, kind: 'message' | 'test' = 'message'): string {
+export function deliveriesCte(name: string, recipients: string, kind: 'message' | 'test' = 'message', withEventId = false): string {
   return `${name} AS (
     INSERT INTO webhook_deliveries (id, source, environment, agency_id, subscription_id, url, payload, secret, secret_header, headers, test,
-                                    next_attempt_at)
+                                    next_attempt_at, event_id)
     SELECT gen_random_uuid(), r.source, r.environment, r.agency_id, r.subscription_id, r.url, r.payload, r.secret, r.secret_header, r.headers,
-           ${kind === 'test' ? 'true' : 'false'}, now()
+           ${kind === 'test' ? 'true' : 'false'}, now(), ${withEventId ? 'r.event_id' : 'NULL::uuid'}
       FROM ${recipients} r
     RETURNING id)`;
 }

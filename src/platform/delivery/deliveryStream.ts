@@ -96,6 +96,8 @@ export const WEBHOOK_USER_AGENT = 'immogate-webhooks/1';
 
 export interface ClaimedDelivery {
   id: string;
+  /** The webhook-id header: the id of the event the message announces (the feed's), else the delivery's own id. */
+  webhook_id: string;
   environment: Environment;
   agency_id: string;
   source: string;
@@ -167,7 +169,7 @@ const CLAIM = `
     UPDATE webhook_deliveries d
        SET attempts = d.attempts + 1, round_attempts = d.round_attempts + 1, next_attempt_at = ${LEASE_END}, claimed_by = $1
       FROM picked WHERE d.id = picked.id
-    RETURNING d.id, d.environment, d.agency_id, d.source, d.subscription_id, d.url, d.payload, d.secret, d.secret_header, d.headers, d.attempts,
+    RETURNING d.id, coalesce(d.event_id, d.id) AS webhook_id, d.environment, d.agency_id, d.source, d.subscription_id, d.url, d.payload, d.secret, d.secret_header, d.headers, d.attempts,
             d.round_attempts, picked.shares),
   -- An attempt without an outcome belongs to a worker that died or could not record it. (This
   -- part sees the attempt rows as they were before the statement: not the ones it adds.)
@@ -201,7 +203,7 @@ async function call(outbound: Outbound, delivery: ClaimedDelivery, secret: strin
     ...delivery.headers,
     ...(delivery.secret_header === null ? {} : { [delivery.secret_header]: secret }),
     'content-type': 'application/json',
-    ...signatureHeaders(secret, delivery.id, body, Math.floor(Date.now() / 1000)),
+    ...signatureHeaders(secret, delivery.webhook_id, body, Math.floor(Date.now() / 1000)),
   };
   const sent = {
     ...headers,

@@ -20,10 +20,12 @@ export class WorkListener {
   private connectionLost: (() => void) | undefined;
 
   constructor(
-    private readonly url: string,
+    private readonly url: string | pg.ClientConfig,
     private readonly logger: Logger,
     private readonly onNotice: (stream: string) => void,
     private readonly onReconnect: () => void,
+    // The event feed's long polls listen the same way on their own channel (events/waiters.ts).
+    private readonly channel: string = WORK_CHANNEL,
   ) {}
 
   /** Resolves once listening (or after the first failed attempt, retrying in the background). */
@@ -43,19 +45,20 @@ export class WorkListener {
   private async keepListening(ready: () => void): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
-      const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000 });
+      const connection = typeof this.url === 'string' ? { connectionString: this.url } : this.url;
+      const client = new pg.Client({ ...connection, connectionTimeoutMillis: 10_000 });
       const lost = new Promise<void>((resolve) => {
         this.connectionLost = resolve;
         client.on('error', () => resolve());
         client.on('end', () => resolve());
       });
       client.on('notification', (message) => {
-        if (message.channel === WORK_CHANNEL && message.payload) this.onNotice(message.payload);
+        if (message.channel === this.channel && message.payload) this.onNotice(message.payload);
       });
       try {
         await client.connect();
-        await client.query(`LISTEN ${WORK_CHANNEL}`);
-        if (failures > 0) this.logger.info('work listener reconnected');
+        await client.query(`LISTEN ${this.channel}`);
+        if (failures > 0) this.logger.info({ channel: this.channel }, 'listener reconnected');
         failures = 0;
         ready();
         this.onReconnect();
@@ -63,7 +66,7 @@ export class WorkListener {
       } catch (error) {
         failures += 1;
         ready();
-        if (failures === 1) this.logger.warn({ err: error }, 'work listener lost its connection; retrying');
+        if (failures === 1) this.logger.warn({ err: error, channel: this.channel }, 'listener lost its connection; retrying');
       } finally {
         await client.end().catch(() => undefined);
       }
