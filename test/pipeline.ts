@@ -410,7 +410,8 @@ export async function assertConsistent(
   // Every delivery delivered, and received: one webhook-id per status and per lead.
   const deliveries = await query<{ id: string; source: string; state: string; key: string }>(
     url,
-    `SELECT id, source, state,
+    // id: the webhook-id, which for a status is the id of its event in the feed.
+    `SELECT coalesce(event_id, id) AS id, source, state,
             CASE WHEN source = 'leads' THEN payload #>> '{metadata,leadId}'
                  ELSE concat_ws('|', payload ->> 'classifiedId', payload ->> 'revision', payload ->> 'status') END AS key
        FROM webhook_deliveries`,

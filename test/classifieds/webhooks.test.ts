@@ -189,7 +189,7 @@ describe('PUT /webhooks and the status deliveries', () => {
             await server.pool.query(
               `SELECT a.attempt, a.status_code, a.error IS NULL AS ok, d.state
                  FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-                WHERE d.id = $1 ORDER BY a.attempt`,
+                WHERE d.event_id = $1 ORDER BY a.attempt`,
               [requests[0]!.headers['webhook-id']],
             )
           ).rows,

@@ -168,6 +168,8 @@ async function postLead(who: Tenant): Promise<string> {
 
 interface Delivery {
   id: string;
+  /** What the receiver sees as webhook-id: a status webhook's is the status event's id, not the delivery's. */
+  webhookId: string;
   state: string;
   payload: Body;
 }
@@ -177,8 +179,12 @@ async function delivery(path: string[], value: string, state: string): Promise<D
   const [row] = await waitFor(
     `the delivery of ${value} to be ${state}`,
     async () =>
-      (await server.pool.query<Delivery>('SELECT id, state, payload FROM webhook_deliveries WHERE payload #>> $1 = $2', [path, value]))
-        .rows,
+      (
+        await server.pool.query<Delivery>(
+          'SELECT id, coalesce(event_id, id) AS "webhookId", state, payload FROM webhook_deliveries WHERE payload #>> $1 = $2',
+          [path, value],
+        )
+      ).rows,
     (rows) => rows[0]?.state === state,
   );
   return row!;
@@ -224,7 +230,7 @@ describe('immogate deliveries redeliver', () => {
       const [toB] = await receiver.arrived(1);
       assert.deepEqual(
         [toB!.path, toB!.headers['webhook-id'], verified(toB!, SECRET)],
-        [`/hooks/classifieds/${second}/statuses`, b.id, b.payload],
+        [`/hooks/classifieds/${second}/statuses`, b.webhookId, b.payload],
       );
       assert.equal(b.payload.status, 'CREATED');
       await statusDelivery(second, 'DELIVERED');
@@ -234,7 +240,7 @@ describe('immogate deliveries redeliver', () => {
       const [, toA] = await receiver.arrived(2);
       assert.deepEqual(
         [toA!.path, toA!.headers['webhook-id'], verified(toA!, SECRET)],
-        [`/hooks/classifieds/${first}/statuses`, a.id, a.payload],
+        [`/hooks/classifieds/${first}/statuses`, a.webhookId, a.payload],
       );
       await statusDelivery(first, 'DELIVERED');
       assert.deepEqual([await attempts(a.id), await attempts(b.id)], [3, 3]);
@@ -242,7 +248,7 @@ describe('immogate deliveries redeliver', () => {
       // An operator may resend a delivered webhook: by id, whatever its state.
       assert.deepEqual(await cliJson(['--delivery', a.id]), { redelivered: [a.id], skipped: [] });
       const [, , again] = await receiver.arrived(3);
-      assert.deepEqual([again!.headers['webhook-id'], verified(again!, SECRET)], [a.id, a.payload]);
+      assert.deepEqual([again!.headers['webhook-id'], verified(again!, SECRET)], [a.webhookId, a.payload]);
       assert.equal(receiver.requests.length, 3);
     } finally {
       await receiver.stop();
@@ -335,7 +341,11 @@ describe('immogate deliveries redeliver', () => {
       await subscribeCaas(busy, `${receiver.base}/hooks`);
       const classifiedId = await postClassified(busy);
       const [held] = await receiver.arrived(1);
-      const id = held!.headers['webhook-id'] as string;
+      // The status webhook's webhook-id is its event's id; the operator names the delivery by its own id.
+      const { rows } = await server.pool.query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = $1', [
+        held!.headers['webhook-id'],
+      ]);
+      const id = rows[0]!.id;
       assert.deepEqual(await cliJson(['--delivery', id], 1), {
         redelivered: [],
         skipped: [{ deliveryId: id, reason: 'an attempt of it is under way' }],
@@ -434,7 +444,7 @@ describe('POST /admin/deliveries/redeliveries', () => {
       const [request] = await receiver.arrived(1);
       assert.deepEqual(
         [request!.path, request!.headers['webhook-id'], verified(request!, 'the-new-receiver-secret-0123456')],
-        [`/moved/classifieds/${classifiedId}/statuses`, failed.id, failed.payload],
+        [`/moved/classifieds/${classifiedId}/statuses`, failed.webhookId, failed.payload],
       );
       await statusDelivery(classifiedId, 'DELIVERED');
     } finally {

@@ -26,6 +26,20 @@ export type StatusQuery = Omit<
   'nextToken' | 'current'
 >;
 
+/** One event of the feed (GET /events): a status recorded, with the cursor to resume after it. */
+export type FeedEvent = paths['/events']['get']['responses'][200]['content']['application/json']['events'][number];
+
+export interface EventFollowOptions {
+  /** Resume after this cursor (an event's `cursor` or a page's `next`); absent: from the oldest event kept. */
+  after?: string;
+  /** Only these types (the classifieds API has `classified.status`). */
+  types?: string[];
+  /** Seconds each long poll waits for an event when there is none (1..30, default 30). */
+  waitSeconds?: number;
+  /** Ends the iteration (the long poll under way is abandoned). */
+  signal?: AbortSignal;
+}
+
 /** What a write's 202 says: the classified, and the ETag (the revision the write creates) for a later If-Match. */
 export interface Acknowledgement {
   classifiedId: string;
@@ -190,6 +204,44 @@ export class Classifieds {
       if (data === undefined) throw new ImmogateError(`GET ${response.url}: ${response.status} without a body`);
       return { items: data.items, next: data.nextToken };
     });
+  }
+
+  /**
+   * GET /events (an immogate extension): every event after `after`, page by page, then following
+   * the feed by long polls until `signal` aborts; the iteration never ends by itself. Keep the
+   * `cursor` of the last event handled to resume after a restart; a cursor older than the
+   * retention throws a ProblemError 410 whose `oldestCursor` says where to resume.
+   */
+  async *events(options: EventFollowOptions = {}): AsyncGenerator<FeedEvent, void, undefined> {
+    let after = options.after;
+    const wait = options.waitSeconds ?? 30;
+    while (!options.signal?.aborted) {
+      let data: { events: FeedEvent[]; next: string } | undefined;
+      let response: Response;
+      try {
+        ({ data, response } = await this.http.GET('/events', {
+          params: {
+            header: this.header,
+            query: {
+              limit: 100,
+              wait,
+              ...(after === undefined ? {} : { after }),
+              ...(options.types === undefined ? {} : { types: options.types.join(',') }),
+            },
+          },
+          signal: options.signal,
+        }));
+      } catch (error) {
+        if (options.signal?.aborted) return;
+        throw error;
+      }
+      if (data === undefined) throw new ImmogateError(`GET ${response.url}: ${response.status} without a body`);
+      for (const event of data.events) {
+        if (options.signal?.aborted) return;
+        yield event;
+      }
+      after = data.next;
+    }
   }
 
   /**

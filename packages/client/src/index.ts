@@ -9,6 +9,8 @@ export {
   type ClassifiedRead,
   type ClassifiedStatus,
   Classifieds,
+  type EventFollowOptions,
+  type FeedEvent,
   type Portal,
   type StatusName,
   type StatusQuery,

@@ -1,15 +1,15 @@
 /*
  * The classifieds API through the client, against immogate with its worker: writes and their
  * ETags, reads, every page of the lists, the wait for a write's outcome, problems as ProblemErrors,
- * and the status webhook subscription.
+ * the status webhook subscription, and the event feed followed by long polls.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { TRACEPARENT, useServer } from '../../../test/helpers.js';
-import { type Classified, type ClassifiedStatus, type ImmogateClient, ProblemError } from '../src/index.js';
+import { type Classified, type ClassifiedStatus, type FeedEvent, type ImmogateClient, ProblemError } from '../src/index.js';
 import { clientOf, rental } from './helpers.js';
 
-const fixture = useServer({ worker: true, client: { intermediaries: ['agency-1', 'agency-list'], scopes: ['caas:*'] } });
+const fixture = useServer({ worker: true, client: { intermediaries: ['agency-1', 'agency-list', 'agency-events'], scopes: ['caas:*'] } });
 let client: ImmogateClient;
 let counter = 0;
 
@@ -167,5 +167,48 @@ describe('classifieds', () => {
     const error = await client.classifieds.webhooks.unsubscribe().catch((caught: unknown) => caught);
     assert.ok(error instanceof ProblemError);
     assert.equal(error.status, 404);
+  });
+});
+
+describe('classifieds.events', () => {
+  it('reads the feed from the start, then follows it by long polls until aborted', async () => {
+    const follower = clientOf(fixture, 'agency-events');
+    const abort = new AbortController();
+    const seen: FeedEvent[] = [];
+    const first = await follower.classifieds.create(rental(`EV-${++counter}`));
+    await follower.classifieds.waitForTerminal(first.classifiedId);
+    let second: string | undefined;
+    const following = (async () => {
+      for await (const event of follower.classifieds.events({ signal: abort.signal, waitSeconds: 10 })) {
+        seen.push(event);
+        // Once the first classified's statuses are read, the second is written while the iterator long-polls.
+        if (seen.length === 3) second = (await follower.classifieds.create(rental(`EV-${++counter}`))).classifiedId;
+        if (seen.length === 6) abort.abort();
+      }
+    })();
+    await following;
+    assert.ok(second);
+    assert.deepEqual(
+      seen.map((event) => [event.type, event.subject, (event.data as { status?: string }).status]),
+      [
+        ['classified.status', first.classifiedId, 'RECEIVED'],
+        ['classified.status', first.classifiedId, 'CREATING'],
+        ['classified.status', first.classifiedId, 'CREATED'],
+        ['classified.status', second, 'RECEIVED'],
+        ['classified.status', second, 'CREATING'],
+        ['classified.status', second, 'CREATED'],
+      ],
+    );
+    // Resuming after the third event's cursor gives the second classified's statuses again.
+    const resumed: string[] = [];
+    const again = new AbortController();
+    for await (const event of follower.classifieds.events({ after: seen[2]!.cursor, signal: again.signal, waitSeconds: 1 })) {
+      resumed.push(event.id);
+      if (resumed.length === 3) again.abort();
+    }
+    assert.deepEqual(
+      resumed,
+      seen.slice(3).map((event) => event.id),
+    );
   });
 });

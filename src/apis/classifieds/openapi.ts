@@ -364,7 +364,11 @@ function overlayExtensionOperations(document: Node): void {
         operationId: EVENT_OPERATION_IDS.caas,
         'x-immogate-scope': FEEDS.caas.scope,
         parameters: [
-          ...structuredClone(list(read, 'parameters').filter((parameter) => parameter.in === 'header')),
+          ...structuredClone(
+            list(read, 'parameters').filter(
+              (parameter) => (typeof parameter.$ref === 'string' ? resolve(document, parameter.$ref) : parameter).in === 'header',
+            ),
+          ),
           ...Object.entries(plain(EventsQuery).properties as Record<string, Node>).map(([name, schema]) => ({
             name,
             in: 'query',

@@ -155,6 +155,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the event feed (immogate extension)
+         * @description What happened to your agency in this environment, oldest first, in commit order: `classified.status`. Pass the `next` of a page as `after` to read on; a follower never misses an event, even of transactions that commit out of order. With `wait` (at most 30 seconds) an empty answer waits until an event exists. Events are kept as long as webhook deliveries (DELIVERY_RETENTION_DAYS of the server); an `after` older than that is answered 410 with the `oldestCursor` to resume from.
+         *
+         *     Scope: `caas:classifieds:read`.
+         *
+         *     User-Agent: required, three space-separated name/version parts (`MyCrm/1.0.0 curl/7.52.1 debian/9`), else 400. A browser sends its own User-Agent whatever a page asks it to, so **Try it out on the docs page is answered 400**: call the API from your code or curl.
+         */
+        get: operations["listClassifiedEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/test-events": {
         parameters: {
             query?: never;
@@ -2672,6 +2696,121 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */
+            500: {
+                headers: {
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json+problem": components["schemas"]["InternalServerErrorResponse"];
+                    "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
+                };
+            };
+            /** @description Any other error, as a problem. */
+            default: {
+                headers: {
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json+problem": components["schemas"]["InternalServerErrorResponse"];
+                    "application/problem+json": components["schemas"]["InternalServerErrorResponse"];
+                };
+            };
+        };
+    };
+    listClassifiedEvents: {
+        parameters: {
+            query?: {
+                /** @description A `cursor` or `next` this feed returned; absent: from the oldest event kept. */
+                after?: string;
+                /** @description Events per page. */
+                limit?: number;
+                /** @description Comma-separated event types to keep; absent: all. */
+                types?: string;
+                /** @description Seconds to wait for an event when there is none yet (long polling); 0 answers at once. */
+                wait?: number;
+            };
+            header: {
+                traceparent?: components["parameters"]["traceparentHeader"];
+                /** @description User-Agent: required, three space-separated name/version parts (`MyCrm/1.0.0 curl/7.52.1 debian/9`), else 400. A browser sends its own User-Agent whatever a page asks it to, so **Try it out on the docs page is answered 400**: call the API from your code or curl. */
+                "User-Agent": components["parameters"]["userAgentHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events, possibly empty. */
+            200: {
+                headers: {
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /**
+                             * Format: uuid
+                             * @description The event id; also the webhook-id of the webhooks that announce it.
+                             */
+                            id: string;
+                            type: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description What the event is about: a classifiedId, a leadId or an externalListingId. */
+                            subject: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Opaque: `after` resumes just after this event. */
+                            cursor: string;
+                        }[];
+                        /** @description The cursor to read on from: the last event’s, or the `after` given when there was none. */
+                        next: string;
+                    };
+                };
+            };
+            /** @description A parameter or the User-Agent header fails validation */
+            400: {
+                headers: {
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No token, or one that is not valid: expired, revoked, or for another API or environment (the `audience`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                    "application/problem+json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The token lacks the scope of the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json+problem": components["schemas"]["ResourceAccessScopeForbiddenError"];
+                    "application/problem+json": components["schemas"]["ResourceAccessScopeForbiddenError"];
+                };
+            };
+            /** @description Events after this cursor were removed by retention: resume from `oldestCursor`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": Record<string, never>;
                 };
             };
             /** @description A fault of the server: quote the problem's `instance` (the traceparent of the request) when reporting it. */

@@ -3,6 +3,30 @@
  * `npm run generate -w @immogate/client`: do not edit (a test fails when it drifts from the served document).
  */
 export interface paths {
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the event feed (immogate extension)
+         * @description What happened to your agency in this environment, oldest first, in commit order: `listing.created`, `listing.updated`, `listing.deleted`, `listing.media_attached`. Pass the `next` of a page as `after` to read on; a follower never misses an event, even of transactions that commit out of order. With `wait` (at most 30 seconds) an empty answer waits until an event exists. Events are kept as long as webhook deliveries (DELIVERY_RETENTION_DAYS of the server); an `after` older than that is answered 410 with the `oldestCursor` to resume from.
+         *
+         *     Scope: `clim:listings:read`.
+         *
+         *     User-Agent: required, any value (a browser sends its own); a request without one is refused with 403 by the firewall.
+         */
+        get: operations["listListingEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/listings": {
         parameters: {
             query?: never;
@@ -865,6 +889,99 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listListingEvents: {
+        parameters: {
+            query: {
+                /** @description A `cursor` or `next` this feed returned; absent: from the oldest event kept. */
+                after?: string;
+                /** @description Events per page. */
+                limit: number;
+                /** @description Comma-separated event types to keep; absent: all. */
+                types?: string;
+                /** @description Seconds to wait for an event when there is none yet (long polling); 0 answers at once. */
+                wait: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events, possibly empty. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /**
+                             * Format: uuid
+                             * @description The event id; also the webhook-id of the webhooks that announce it.
+                             */
+                            id: string;
+                            type: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description What the event is about: a classifiedId, a leadId or an externalListingId. */
+                            subject: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Opaque: `after` resumes just after this event. */
+                            cursor: string;
+                        }[];
+                        /** @description The cursor to read on from: the last event’s, or the `after` given when there was none. */
+                        next: string;
+                    };
+                };
+            };
+            /** @description A problem (RFC 7807) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description A problem (RFC 7807) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+        };
+    };
     getListings: {
         parameters: {
             query?: {
