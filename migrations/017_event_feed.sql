@@ -55,6 +55,8 @@ CREATE TRIGGER events_added AFTER INSERT ON events
 -- Its id is the status id, which is also the webhook-id of the status webhooks that announce it.
 CREATE FUNCTION immogate_events_of_statuses() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- A restore (immogate restore) copies the events as they were: the rows it loads record nothing new.
+  IF current_setting('immogate.restoring', true) = 'on' THEN RETURN NULL; END IF;
   INSERT INTO events (id, environment, agency_id, api, type, subject, data)
   SELECT a.status_id, a.environment, a.agency_id, 'caas', 'classified.status', a.classified_id::text,
          immogate_caas_status_item(ROW(a.*)::classified_statuses, coalesce(r.received_at, now()))
@@ -71,6 +73,8 @@ CREATE TRIGGER classified_statuses_events AFTER INSERT ON classified_statuses
 -- to remove (the event outlives nothing: GET /leads/{leadId} reads the rest while it exists).
 CREATE FUNCTION immogate_events_of_leads() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- A restore (immogate restore) copies the events as they were: the rows it loads record nothing new.
+  IF current_setting('immogate.restoring', true) = 'on' THEN RETURN NULL; END IF;
   INSERT INTO events (id, environment, agency_id, api, type, subject, data)
   SELECT a.id, a.environment, a.agency_id, 'leads', 'lead.received', a.id::text,
          jsonb_strip_nulls(jsonb_build_object('leadId', a.id, 'category', a.category, 'classifiedId', a.classified_id,
@@ -89,6 +93,8 @@ CREATE FUNCTION immogate_listing_event_data(l listings) RETURNS jsonb LANGUAGE s
 $$;
 CREATE FUNCTION immogate_events_of_listings() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- A restore (immogate restore) copies the events as they were: the rows it loads record nothing new.
+  IF current_setting('immogate.restoring', true) = 'on' THEN RETURN NULL; END IF;
   IF TG_OP = 'DELETE' THEN
     INSERT INTO events (environment, agency_id, api, type, subject, data)
     SELECT o.environment, o.agency_id, 'clim', 'listing.deleted', o.external_listing_id,
@@ -113,6 +119,8 @@ CREATE TRIGGER listings_deleted_events AFTER DELETE ON listings
 -- listing.media_attached: a medium becoming ATTACHED to a listing (or moving to another one).
 CREATE FUNCTION immogate_events_of_media() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- A restore (immogate restore) copies the events as they were: the rows it loads record nothing new.
+  IF current_setting('immogate.restoring', true) = 'on' THEN RETURN NULL; END IF;
   INSERT INTO events (environment, agency_id, api, type, subject, data)
   SELECT n.environment, n.agency_id, 'clim', 'listing.media_attached', l.external_listing_id,
          jsonb_build_object('externalListingId', l.external_listing_id, 'externalMediaId', n.external_media_id,

@@ -225,6 +225,8 @@ export interface DeliveryEvent {
 
 export interface DeliverySummary {
   id: string;
+  /** The feed event the message announces; its id is then the webhook-id. */
+  eventId: string | null;
   source: DeliverySource;
   subscriptionId: string;
   url: string;

@@ -66,6 +66,8 @@ describe('lead deliveries in the console', () => {
     const [summary] = (page.body as { items: Body[] }).items;
     assert.deepEqual(summary, {
       id: summary?.id,
+      // A lead notification announces no feed event: its webhook-id is the delivery id.
+      eventId: null,
       source: 'leads',
       environment: 'sandbox',
       agency: 'agency-1',
@@ -256,6 +258,7 @@ describe('the console’s own lists of the lead API, newest first', () => {
     const items = (listed.body as { items: Body[] }).items;
     const expected = (item: Body | undefined, leadId: string | undefined, isTest: boolean) => ({
       id: item?.id,
+      eventId: null,
       source: 'leads',
       environment: 'sandbox',
       agency: 'agency-3',

@@ -153,6 +153,21 @@ export function DeliveryDetails({
             <div>
               <dt>webhook-id</dt>
               <dd>
+                <code class="id">{delivery.eventId ?? delivery.id}</code>
+              </dd>
+            </div>
+            {delivery.eventId ? (
+              <div>
+                <dt>Feed event</dt>
+                <dd class="wrap">
+                  {/* The status webhook's webhook-id is its event's id: the CRM finds it in GET /events by that id. */}
+                  <code class="id">{delivery.eventId}</code> in the event feed (<code>GET /events</code>)
+                </dd>
+              </div>
+            ) : null}
+            <div>
+              <dt>Delivery id</dt>
+              <dd>
                 <code class="id">{delivery.id}</code>
               </dd>
             </div>

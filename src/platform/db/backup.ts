@@ -487,6 +487,8 @@ export async function restore(config: Config, file: string, options: { progress:
       }
       // Migrations may seed rows; the backup holds each table whole.
       if (header.tables.length > 0) await client.query(`TRUNCATE ${header.tables.map((t) => quoted(t.name)).join(', ')}`);
+      // The event feed's triggers stay quiet: the events table is restored with the rest (migrations/017).
+      await client.query("SELECT set_config('immogate.restoring', 'on', true)");
       const total = header.tables.reduce((sum, table) => sum + table.rows, 0);
       const bar = options.progress(total);
       let done = 0;

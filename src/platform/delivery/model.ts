@@ -11,7 +11,17 @@ const dateTime = Type.String({ format: 'date-time' });
 const headers = Type.Object({}, { additionalProperties: Type.String() });
 
 export const DeliverySummary = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'Also the webhook-id header the receiver sees' }),
+  id: Type.String({
+    format: 'uuid',
+    description: 'The delivery; redelivery names it by this id. Also the webhook-id header the receiver sees when eventId is null',
+  }),
+  eventId: nullable(
+    Type.String({
+      format: 'uuid',
+      description:
+        'The event of the feed (GET /events) the message announces, whose id is then the webhook-id header; null when there is none',
+    }),
+  ),
   source: Type.String(),
   environment: stringEnum(ENVIRONMENTS),
   agency: Type.String(),

@@ -28,6 +28,8 @@ export interface DeliveryFilter {
 
 export interface DeliverySummary {
   id: string;
+  /** The feed event the message announces (its webhook-id), or null: the webhook-id is then the delivery id. */
+  eventId: string | null;
   source: string;
   environment: Environment;
   agency: string;
@@ -104,7 +106,7 @@ function decodeCursor(token: string): { at: string; id: string } | undefined {
 export class BadCursor extends Error {}
 
 const SUMMARY_COLUMNS = `
-  d.id, d.source, d.environment, d.agency_id AS agency, d.subscription_id AS "subscriptionId", d.url, d.state, d.attempts, d.test,
+  d.id, d.event_id AS "eventId", d.source, d.environment, d.agency_id AS agency, d.subscription_id AS "subscriptionId", d.url, d.state, d.attempts, d.test,
   d.created_at AS "createdAt", d.delivered_at AS "deliveredAt", d.next_attempt_at AS "nextAttemptAt",
   last.status_code AS "lastStatusCode", last.error AS "lastError", d.payload`;
 

@@ -96,7 +96,8 @@ export async function readFeed(
             AND (xid, position) > ($4::xid8, $5::bigint)
             AND xid < pg_snapshot_xmin(pg_current_snapshot())
             AND ($6::text[] IS NULL OR type = ANY ($6::text[]))
-          ORDER BY xid, position
+          -- The table's columns: the output's xid is text, whose order puts 1000 before 999.
+          ORDER BY events.xid, events.position
           LIMIT $7`,
       [tenant.environment, tenant.agencyId, api, query.after.xid, query.after.position, query.types ?? null, query.limit],
     );

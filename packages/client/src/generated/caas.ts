@@ -2860,9 +2860,14 @@ export interface operations {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description Also the webhook-id header the receiver sees
+                         * @description The delivery; redelivery names it by this id. Also the webhook-id header the receiver sees when eventId is null
                          */
                         id: string;
+                        /**
+                         * Format: uuid
+                         * @description The event of the feed (GET /events) the message announces, whose id is then the webhook-id header; null when there is none
+                         */
+                        eventId: string | null;
                         source: string;
                         /** @enum {string} */
                         environment: "production" | "sandbox";
