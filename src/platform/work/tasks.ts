@@ -4,6 +4,7 @@
 import { pruneAuthFailures } from '../auth/authFailures.js';
 import { pruneSessions } from '../console/sessions.js';
 import { deliveryRetentionTask } from '../delivery/retention.js';
+import { pruneIdempotencyKeys } from '../http/idempotency.js';
 import { pruneRateLimitWindows } from '../http/rateLimit.js';
 import type { ScheduledTask } from './schedule.js';
 
@@ -48,4 +49,5 @@ export const PLATFORM_TASKS: readonly ScheduledTask[] = [
   pruneFailures,
   pruneConsoleSessions,
   deliveryRetentionTask,
+  pruneIdempotencyKeys,
 ];
