@@ -19,6 +19,7 @@ export {
   type WaitOptions,
 } from './classifieds.js';
 export { ImmogateClient } from './client.js';
+export type { WriteOptions } from './transport.js';
 export {
   ImmogateError,
   type Problem,
