@@ -295,6 +295,30 @@ for (const item of CASES) {
   });
 }
 
+// The validating POSTs write nothing: their answers are kept and replayed all the same.
+for (const [root, url, body] of [
+  ['/caas/v4', '/classifieds/validate', classified],
+  ['/import-listings/v1', '/listings/validate', () => listingWithMedia(`V-${++counter}`, [])],
+] as const) {
+  it(`replays POST ${url} under the same key, and refuses another body (422)`, async () => {
+    const item: PostCase = { name: url, root, path: () => url, body, status: 200, written: '', table: '' };
+    const key = `validate-${++counter}`;
+    const sent = body();
+    const original = await post(item, sent, key);
+    assert.equal(original.status, 200, original.text);
+    const again = await post(item, sent, key);
+    assert.equal(again.text, original.text);
+    assert.deepEqual(kept(again), { ...kept(original), 'idempotent-replayed': 'true' });
+    keyProblem(
+      await post(item, body(), key),
+      422,
+      'Unprocessable entity',
+      'This Idempotency-Key was used for a request with another body',
+      'idempotency-key-reused',
+    );
+  });
+}
+
 describe('stored answers', () => {
   it('stores a 4xx answer (a refused body) and replays it', async () => {
     const leads = CASES.find((item) => item.name === 'POST /leads')!;
