@@ -331,6 +331,31 @@ describe('stored answers', () => {
     assert.deepEqual(again.body, refused.body);
   });
 
+  it('lets a retry take over a key left running past its lease (its process died): the request runs again', async () => {
+    const leads = CASES.find((item) => item.name === 'POST /leads')!;
+    const key = `abandoned-${++counter}`;
+    const body = leads.body();
+    assert.equal((await post(leads, body, key)).status, 200);
+    const before = await written(leads);
+    // What a process that died between the write and storing its answer leaves behind.
+    await server.pool.query(
+      "UPDATE idempotency_keys SET state = 'running', answer = NULL, started_at = now() - interval '1 hour' WHERE key = $1",
+      [key],
+    );
+    keyProblem(
+      await post(leads, leads.body(), key),
+      422,
+      'Unprocessable entity',
+      'This Idempotency-Key was used for a request with another body',
+      'idempotency-key-reused',
+    );
+    const retried = await post(leads, body, key);
+    assert.equal(retried.status, 200, retried.text);
+    assert.equal(retried.headers.get('idempotent-replayed'), null);
+    assert.equal(await written(leads), before + 1);
+    assert.equal((await post(leads, body, key)).headers.get('idempotent-replayed'), 'true');
+  });
+
   it('keeps the answers sealed at rest', async () => {
     const { rows } = await server.pool.query<{ answer: string }>("SELECT answer FROM idempotency_keys WHERE state = 'done'");
     assert.ok(rows.length > 0);

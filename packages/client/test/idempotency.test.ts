@@ -98,6 +98,26 @@ describe('Idempotency-Key', () => {
     }
   });
 
+  it('waits out a 409 with Retry-After (the first attempt with the key still runs) and retries with the same key', async () => {
+    const { proxy, client, retries } = await throughProxy();
+    try {
+      const inUse = { type: '/problems/idempotency-key-in-use', title: 'Conflict', status: 409, detail: 'still running' };
+      proxy.script('POST', LEADS, { status: 409, headers: { 'retry-after': '1' }, body: inUse });
+      const before = await count('SELECT count(*)::int AS n FROM leads', []);
+      const submitted = await client.leads.create(leadOf('Cleo', `In flight ${++counter}`));
+      assert.equal(submitted.title, 'Lead submitted');
+      assert.deepEqual(
+        retries.map(({ attempt, status, delayMs }) => ({ attempt, status, delayMs })),
+        [{ attempt: 1, status: 409, delayMs: 1000 }],
+      );
+      const keys = keysSent(proxy, LEADS);
+      assert.deepEqual(keys, [keys[0], keys[0]]);
+      assert.equal(await count('SELECT count(*)::int AS n FROM leads', []), before + 1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("sends the caller's own key: the same key again gets the first answer, nothing written twice", async () => {
     const { proxy, client } = await throughProxy();
     try {
