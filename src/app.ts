@@ -9,6 +9,8 @@ import type { ApiModule } from './platform/module.js';
 import type { Config } from './config.js';
 import { installAdminGuard } from './platform/auth/admin.js';
 import { installGuard } from './platform/auth/guard.js';
+import { installIdempotency, leaseFor } from './platform/http/idempotency.js';
+import { sealerFor } from './platform/secrets/sealer.js';
 import type { KeyStore } from './platform/auth/keys.js';
 import { tokenEndpoint } from './platform/auth/tokenEndpoint.js';
 import type { Pool } from './platform/db/pool.js';
@@ -164,6 +166,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         async (scoped) => {
           if (api.personalData) sendNoStore(scoped);
           installGuard(scoped, api, environment, { pool, keys, publicUrl: config.publicUrl });
+          installIdempotency(scoped, { pool, sealer: sealerFor(config), leaseSeconds: leaseFor(config.httpRequestTimeoutSeconds) });
           openApiRoute(scoped, api, document);
           eventRoutes(scoped, api, { pool, waiters, retentionDays: config.deliveryRetentionDays });
           if (module) await module.routes(scoped.withTypeProvider<TypeBoxTypeProvider>(), { config, pool, logger });

@@ -8,6 +8,7 @@ import type { Client } from 'openapi-fetch';
 import { ImmogateError, WaitTimeoutError } from './errors.js';
 import type { components, paths } from './generated/caas.js';
 import { Paged } from './paging.js';
+import { type WriteOptions, writeHeaders } from './transport.js';
 
 export type CaasPaths = paths;
 /** A classified as POST and PUT take it. */
@@ -151,8 +152,12 @@ export class Classifieds {
   }
 
   /** POST /classifieds: acknowledged at once (202), processed afterwards (see waitForTerminal). */
-  async create(classified: Classified): Promise<Acknowledgement> {
-    const { data, response } = await this.http.POST('/classifieds', { params: { header: this.header }, body: classified });
+  async create(classified: Classified, options: WriteOptions = {}): Promise<Acknowledgement> {
+    const { data, response } = await this.http.POST('/classifieds', {
+      params: { header: this.header },
+      headers: writeHeaders(options),
+      body: classified,
+    });
     return this.acknowledgement(data?.classifiedId, response);
   }
 

@@ -21,6 +21,7 @@ export {
   type WaitOptions,
 } from './classifieds.js';
 export { ImmogateClient } from './client.js';
+export type { WriteOptions } from './transport.js';
 export {
   ImmogateError,
   type Problem,

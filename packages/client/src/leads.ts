@@ -6,6 +6,7 @@ import type { Client } from 'openapi-fetch';
 import { ImmogateError } from './errors.js';
 import type { paths } from './generated/leads.js';
 import { Paged } from './paging.js';
+import { type WriteOptions, writeHeaders } from './transport.js';
 
 export type LeadPaths = paths;
 /** A lead as POST /leads takes it. */
@@ -50,8 +51,8 @@ export class Subscriptions {
   constructor(private readonly http: Client<paths>) {}
 
   /** POST /webhook/subscriptions: every new lead of the agency is posted to `url`, signed with `apiKey` (also sent as X-Api-Key). */
-  async create(subscription: NewSubscription): Promise<Subscription> {
-    const { data, response } = await this.http.POST('/webhook/subscriptions', { body: subscription });
+  async create(subscription: NewSubscription, options: WriteOptions = {}): Promise<Subscription> {
+    const { data, response } = await this.http.POST('/webhook/subscriptions', { headers: writeHeaders(options), body: subscription });
     if (data === undefined) throw missingBody(response);
     return data;
   }
@@ -97,8 +98,8 @@ export class Leads {
   }
 
   /** POST /leads: answered once the lead and its notifications are stored. */
-  async create(lead: NewLead): Promise<LeadSubmitted> {
-    const { data, response } = await this.http.POST('/leads', { body: lead });
+  async create(lead: NewLead, options: WriteOptions = {}): Promise<LeadSubmitted> {
+    const { data, response } = await this.http.POST('/leads', { headers: writeHeaders(options), body: lead });
     if (data === undefined) throw missingBody(response);
     return data;
   }

@@ -7,7 +7,7 @@ import type { Client } from 'openapi-fetch';
 import { ImmogateError } from './errors.js';
 import type { paths } from './generated/listings.js';
 import { Paged } from './paging.js';
-import type { Transport } from './transport.js';
+import { type Transport, type WriteOptions, writeHeaders } from './transport.js';
 
 export type ListingPaths = paths;
 /** A listing as POST and PUT take it. */
@@ -52,8 +52,8 @@ export class Listings {
   constructor(private readonly http: Client<paths>) {}
 
   /** POST /listings (201; warnings do not block). */
-  async create(listing: ListingRequest): Promise<ListingCreated> {
-    const { data, response } = await this.http.POST('/listings', { body: listing });
+  async create(listing: ListingRequest, options: WriteOptions = {}): Promise<ListingCreated> {
+    const { data, response } = await this.http.POST('/listings', { headers: writeHeaders(options), body: listing });
     if (data === undefined) throw missingBody(response);
     return data;
   }

@@ -4,6 +4,8 @@
  * idempotent method is. The wait is exponential backoff with full jitter (clients retrying together
  * spread out), or the server's Retry-After when it gives one; both are bounded per wait and in
  * total, and a Retry-After beyond those bounds ends the retries at once rather than being cut short.
+ * A POST with an Idempotency-Key counts as idempotent, and its 409 with Retry-After (the first
+ * attempt with that key still runs on the server) is waited out and retried.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { retryAfterMs } from './errors.js';
@@ -73,7 +75,10 @@ export class RetryPolicy {
    * last answer is returned (or the last connection error thrown) for the caller to report.
    * `idempotent` says whether a 5xx or a failed connection may be retried.
    */
-  async run(request: { method: string; url: string; idempotent: boolean }, send: () => Promise<Response>): Promise<Response> {
+  async run(
+    request: { method: string; url: string; idempotent: boolean; keyed?: boolean },
+    send: () => Promise<Response>,
+  ): Promise<Response> {
     let waited = 0;
     for (let attempt = 1; ; attempt++) {
       let response: Response | undefined;
@@ -85,7 +90,8 @@ export class RetryPolicy {
         if (!(caught instanceof TypeError)) throw caught;
         error = caught;
       }
-      const delayMs = attempt > this.maxRetries ? undefined : this.delayBefore(attempt, response, request.idempotent);
+      const delayMs =
+        attempt > this.maxRetries ? undefined : this.delayBefore(attempt, response, request.idempotent, request.keyed === true);
       if (delayMs === undefined || waited + delayMs > this.maxTotalDelayMs) {
         if (response) return response;
         throw error;
@@ -98,8 +104,9 @@ export class RetryPolicy {
   }
 
   /** The wait before retrying after `attempt` answered `response` (none: a connection failure), or undefined: do not retry. */
-  private delayBefore(attempt: number, response: Response | undefined, idempotent: boolean): number | undefined {
-    const retryable = response === undefined ? idempotent : response.status === 429 || (response.status >= 500 && idempotent);
+  private delayBefore(attempt: number, response: Response | undefined, idempotent: boolean, keyed: boolean): number | undefined {
+    const inFlight = keyed && response?.status === 409 && response.headers.has('retry-after');
+    const retryable = response === undefined ? idempotent : response.status === 429 || inFlight || (response.status >= 500 && idempotent);
     if (!retryable) return undefined;
     const asked = response === undefined ? undefined : retryAfterMs(response.headers.get('retry-after'));
     if (asked !== undefined) return asked <= this.maxDelayMs ? asked : undefined;

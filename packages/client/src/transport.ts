@@ -4,7 +4,12 @@
  * cloned for each attempt, so a body can be sent again. An error status that is final (after the
  * retries) is thrown here as a ProblemError, so every API method either returns its typed answer
  * or throws the problem.
+ *
+ * Every POST to an API carries an Idempotency-Key (the caller's, or one generated here), the same
+ * on each of its attempts: the server answers a repeated key with the first answer instead of
+ * writing again, so a POST whose answer was lost is retried like a PUT.
  */
+import { randomUUID } from 'node:crypto';
 import { ProblemError } from './errors.js';
 import { discard, isIdempotent, type RetryPolicy } from './retry.js';
 import type { Fetch, TokenCache, TokenTarget } from './tokens.js';
@@ -22,6 +27,19 @@ async function checked(request: Request, response: Response): Promise<Response> 
   throw new ProblemError(response, body, { method: request.method, url: request.url });
 }
 
+export const IDEMPOTENCY_KEY = 'idempotency-key';
+
+/** What a write method takes besides its body. */
+export interface WriteOptions {
+  /** The Idempotency-Key to send (1 to 255 printable ASCII characters); one is generated when absent. Reuse it to retry the same write yourself. */
+  idempotencyKey?: string;
+}
+
+/** The headers that carry `options` (none when there is nothing to send). */
+export function writeHeaders(options: WriteOptions): Record<string, string> {
+  return options.idempotencyKey === undefined ? {} : { [IDEMPOTENCY_KEY]: options.idempotencyKey };
+}
+
 export class Transport {
   constructor(
     private readonly tokens: TokenCache,
@@ -32,7 +50,10 @@ export class Transport {
 
   /** The fetch of one API: every request carries a token for `target`. */
   forApi(target: TokenTarget): Fetch {
-    return async (request) => checked(request, await this.retry.run(this.describe(request), () => this.sendWithToken(request, target)));
+    return async (request) => {
+      if (request.method === 'POST' && !request.headers.has(IDEMPOTENCY_KEY)) request.headers.set(IDEMPOTENCY_KEY, randomUUID());
+      return checked(request, await this.retry.run(this.describe(request), () => this.sendWithToken(request, target)));
+    };
   }
 
   /** A request without a token (a presigned upload URL carries its own authorisation). */
@@ -40,8 +61,9 @@ export class Transport {
     return checked(request, await this.retry.run(this.describe(request), () => this.fetch(this.attempt(request))));
   }
 
-  private describe(request: Request): { method: string; url: string; idempotent: boolean } {
-    return { method: request.method, url: request.url, idempotent: isIdempotent(request.method) };
+  private describe(request: Request): { method: string; url: string; idempotent: boolean; keyed: boolean } {
+    const keyed = request.headers.has(IDEMPOTENCY_KEY);
+    return { method: request.method, url: request.url, idempotent: keyed || isIdempotent(request.method), keyed };
   }
 
   private attempt(request: Request): Request {

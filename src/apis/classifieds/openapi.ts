@@ -11,6 +11,7 @@
 import reference from '../../../reference/caas-v4-openapi.facts.json' with { type: 'json' };
 import { apiById } from '../../platform/catalogue.js';
 import { Delivery } from '../../platform/delivery/index.js';
+import { documentIdempotency } from '../../platform/http/idempotency.js';
 import {
   BEARER_SCHEME,
   OAUTH_SCHEME,
@@ -418,6 +419,7 @@ export function classifiedsOpenApi(publicUrl: string): Node {
   overlayProblemTypes(document);
   overlaySchemas(document);
   overlayExtensionOperations(document);
+  documentIdempotency(document, (description) => problemResponse(description, 'ErrorResponse'));
   overlayDocs(document, publicUrl);
   return document;
 }

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { APIS, rootPath, type ApiDescriptor } from '../catalogue.js';
 import type { ApiModule } from '../module.js';
 import { DOCS_CSS, clientCredentialsPlugin, downloadUrlPlugin } from './docsUi.js';
+import { documentIdempotency } from './idempotency.js';
 import {
   BEARER_SCHEME,
   OAUTH_SCHEME,
@@ -105,6 +106,10 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string, mo
         const document = pruneSchemas(documentObject.openapiObject);
         // The generated document is JSON through and through; what the types call it is @fastify/swagger's business.
         if (docs) describeOperations(document as Record<string, unknown>, api, docs, SCOPE_KEY);
+        documentIdempotency(document as Record<string, unknown>, (description) => ({
+          description,
+          content: { 'application/problem+json': { schema: PROBLEM_SCHEMA } },
+        }));
         return document;
       },
       // Shared schemas appear under their $id (CaasClassified), not as def-0.

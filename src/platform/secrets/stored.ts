@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
 import { SecretsKeyError, kekId, sealedWith, type Sealer } from './sealer.js';
 import { CONSOLE_TOKENS } from '../console/sessions.js';
+import { IDEMPOTENT_ANSWER } from '../http/idempotency.js';
 
 /**
  * A text column holding sealed values, and the purpose each is sealed for. Table, column and key
@@ -34,6 +35,8 @@ export const PLATFORM_SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'webhook_deliveries', column: 'secret', key: 'id', purpose: () => WEBHOOK_SECRET, live: "state IN ('PENDING', 'FAILED')" },
   // The console's sessions hold their client's tokens.
   { table: 'console_sessions', column: 'tokens', key: 'id', purpose: () => CONSOLE_TOKENS, live: 'tokens_expire_at > now()' },
+  // Answers kept for Idempotency-Key replays: a subscription's carries its webhook secret.
+  { table: 'idempotency_keys', column: 'answer', key: 'claim', purpose: () => IDEMPOTENT_ANSWER, live: 'expires_at > now()' },
 ];
 
 const BATCH = 500;

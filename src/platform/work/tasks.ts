@@ -5,6 +5,7 @@ import { pruneAuthFailures } from '../auth/authFailures.js';
 import { pruneSessions } from '../console/sessions.js';
 import { deliveryRetentionTask } from '../delivery/retention.js';
 import { eventRetentionTask } from '../events/retention.js';
+import { pruneIdempotencyKeys } from '../http/idempotency.js';
 import { pruneRateLimitWindows } from '../http/rateLimit.js';
 import type { ScheduledTask } from './schedule.js';
 
@@ -50,4 +51,5 @@ export const PLATFORM_TASKS: readonly ScheduledTask[] = [
   pruneConsoleSessions,
   deliveryRetentionTask,
   eventRetentionTask,
+  pruneIdempotencyKeys,
 ];

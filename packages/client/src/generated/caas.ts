@@ -1873,6 +1873,8 @@ export interface operations {
                 traceparent?: components["parameters"]["traceparentHeader"];
                 /** @description User-Agent: required, three space-separated name/version parts (`MyCrm/1.0.0 curl/7.52.1 debian/9`), else 400. A browser sends its own User-Agent whatever a page asks it to, so **Try it out on the docs page is answered 400**: call the API from your code or curl. */
                 "User-Agent": components["parameters"]["userAgentHeader"];
+                /** @description Makes a retry of this POST safe: the first answer (status, headers, body) is kept with the key for 24 h, per client, environment and agency. The same key with the same body gets that answer again, with `Idempotent-Replayed: true`, and nothing is done twice; with another body (or path) it gets 422; while the first request still runs, 409 with Retry-After. 5xx and 429 answers are not kept: the same key may be sent again. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1942,8 +1944,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessForbiddenError"] | components["schemas"]["RessourceNotFoundError"];
                 };
             };
+            /** @description A request with this Idempotency-Key is still being processed: retry after Retry-After */
+            409: {
+                headers: {
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The body is larger than the server accepts (BODY_LIMIT_BYTES) */
             413: {
+                headers: {
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description This Idempotency-Key was used for another request (another body or path) */
+            422: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
@@ -2604,6 +2626,8 @@ export interface operations {
                 traceparent?: components["parameters"]["traceparentHeader"];
                 /** @description User-Agent: required, three space-separated name/version parts (`MyCrm/1.0.0 curl/7.52.1 debian/9`), else 400. A browser sends its own User-Agent whatever a page asks it to, so **Try it out on the docs page is answered 400**: call the API from your code or curl. */
                 "User-Agent": components["parameters"]["userAgentHeader"];
+                /** @description Makes a retry of this POST safe: the first answer (status, headers, body) is kept with the key for 24 h, per client, environment and agency. The same key with the same body gets that answer again, with `Idempotent-Replayed: true`, and nothing is done twice; with another body (or path) it gets 422; while the first request still runs, 409 with Retry-After. 5xx and 429 answers are not kept: the same key may be sent again. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2688,8 +2712,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessForbiddenError"] | components["schemas"]["RessourceNotFoundError"];
                 };
             };
+            /** @description A request with this Idempotency-Key is still being processed: retry after Retry-After */
+            409: {
+                headers: {
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The body is larger than the server accepts (BODY_LIMIT_BYTES) */
             413: {
+                headers: {
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description This Idempotency-Key was used for another request (another body or path) */
+            422: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
@@ -2844,6 +2888,8 @@ export interface operations {
                 traceparent?: components["parameters"]["traceparentHeader"];
                 /** @description User-Agent: required, three space-separated name/version parts (`MyCrm/1.0.0 curl/7.52.1 debian/9`), else 400. A browser sends its own User-Agent whatever a page asks it to, so **Try it out on the docs page is answered 400**: call the API from your code or curl. */
                 "User-Agent": components["parameters"]["userAgentHeader"];
+                /** @description Makes a retry of this POST safe: the first answer (status, headers, body) is kept with the key for 24 h, per client, environment and agency. The same key with the same body gets that answer again, with `Idempotent-Replayed: true`, and nothing is done twice; with another body (or path) it gets 422; while the first request still runs, 409 with Retry-After. 5xx and 429 answers are not kept: the same key may be sent again. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2961,8 +3007,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResourceAccessForbiddenError"] | components["schemas"]["RessourceNotFoundError"];
                 };
             };
+            /** @description A request with this Idempotency-Key is still being processed: retry after Retry-After */
+            409: {
+                headers: {
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The body is larger than the server accepts (BODY_LIMIT_BYTES) */
             413: {
+                headers: {
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description This Idempotency-Key was used for another request (another body or path) */
+            422: {
                 headers: {
                     traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;

@@ -409,7 +409,10 @@ export interface operations {
     createLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this POST safe: the first answer (status, headers, body) is kept with the key for 24 h, per client, environment and agency. The same key with the same body gets that answer again, with `Idempotent-Replayed: true`, and nothing is done twice; with another body (or path) it gets 422; while the first request still runs, 409 with Retry-After. 5xx and 429 answers are not kept: the same key may be sent again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -455,6 +458,50 @@ export interface operations {
                         title: string;
                         /** Format: uuid */
                         requestId: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still being processed: retry after Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description This Idempotency-Key was used for another request (another body or path) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
                     };
                 };
             };
@@ -697,7 +744,10 @@ export interface operations {
     createWebhookSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this POST safe: the first answer (status, headers, body) is kept with the key for 24 h, per client, environment and agency. The same key with the same body gets that answer again, with `Idempotent-Replayed: true`, and nothing is done twice; with another body (or path) it gets 422; while the first request still runs, 409 with Retry-After. 5xx and 429 answers are not kept: the same key may be sent again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -738,6 +788,50 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still being processed: retry after Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description This Idempotency-Key was used for another request (another body or path) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
                     };
                 };
             };
@@ -1053,7 +1147,10 @@ export interface operations {
     sendWebhookSubscriptionTestEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this POST safe: the first answer (status, headers, body) is kept with the key for 24 h, per client, environment and agency. The same key with the same body gets that answer again, with `Idempotent-Replayed: true`, and nothing is done twice; with another body (or path) it gets 422; while the first request still runs, 409 with Retry-After. 5xx and 429 answers are not kept: the same key may be sent again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The subscriptionId */
                 id: string;
@@ -1128,6 +1225,50 @@ export interface operations {
                             responseBody: string | null;
                             responseTruncated: boolean;
                         }[];
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still being processed: retry after Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description This Idempotency-Key was used for another request (another body or path) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
                     };
                 };
             };

@@ -1057,7 +1057,10 @@ export interface operations {
     createListing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this POST safe: the first answer (status, headers, body) is kept with the key for 24 h, per client, environment and agency. The same key with the same body gets that answer again, with `Idempotent-Replayed: true`, and nothing is done twice; with another body (or path) it gets 422; while the first request still runs, 409 with Retry-After. 5xx and 429 answers are not kept: the same key may be sent again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1102,6 +1105,50 @@ export interface operations {
                              */
                             href: string;
                         }[];
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still being processed: retry after Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description This Idempotency-Key was used for another request (another body or path) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
                     };
                 };
             };
@@ -1409,7 +1456,10 @@ export interface operations {
     validateListing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this POST safe: the first answer (status, headers, body) is kept with the key for 24 h, per client, environment and agency. The same key with the same body gets that answer again, with `Idempotent-Replayed: true`, and nothing is done twice; with another body (or path) it gets 422; while the first request still runs, 409 with Retry-After. 5xx and 429 answers are not kept: the same key may be sent again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1438,6 +1488,50 @@ export interface operations {
                             type: string;
                             message: string;
                         }[];
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still being processed: retry after Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description This Idempotency-Key was used for another request (another body or path) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
                     };
                 };
             };
@@ -1490,7 +1584,10 @@ export interface operations {
     createMedia: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry of this POST safe: the first answer (status, headers, body) is kept with the key for 24 h, per client, environment and agency. The same key with the same body gets that answer again, with `Idempotent-Replayed: true`, and nothing is done twice; with another body (or path) it gets 422; while the first request still runs, 409 with Retry-After. 5xx and 429 answers are not kept: the same key may be sent again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1518,6 +1615,50 @@ export interface operations {
                          * @description PUT the file's bytes here within 60 seconds, with the Content-Type of its extension; one upload, at most 41943040 bytes
                          */
                         presignedURL: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still being processed: retry after Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description This Idempotency-Key was used for another request (another body or path) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
                     };
                 };
             };
