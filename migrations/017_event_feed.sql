@@ -27,6 +27,16 @@ CREATE INDEX events_feed ON events (environment, agency_id, api, xid, position);
 CREATE INDEX events_created ON events (created_at);
 SELECT immogate_isolate_tenant('events');
 
+-- The feed's epoch, part of every cursor. Transaction ids belong to one database: a restore
+-- (immogate restore) puts every restored event at xid 1, before anything the new database commits,
+-- and draws a new epoch, so that a cursor of the database before is answered 410 (read again from
+-- the oldest event: its order among the restored events is not kept) instead of skipping events.
+CREATE TABLE event_feed_epoch (
+  epoch  text NOT NULL
+);
+INSERT INTO event_feed_epoch (epoch) VALUES (substr(md5(random()::text || clock_timestamp()::text), 1, 12));
+GRANT SELECT ON event_feed_epoch TO immogate_tenant;
+
 -- The last event retention removed from each feed: a cursor at or before it asks for events that
 -- are gone (410), a cursor after it misses nothing.
 CREATE TABLE event_horizons (

@@ -527,8 +527,8 @@ export function buildCli(): Command {
   const deliveries = program.command('deliveries').description('webhook deliveries of every API');
   deliveries
     .command('redeliver')
-    .description('sends webhooks again: one by its webhook-id, whatever its state, or every failed one since a time (a worker sends them)')
-    .option('--delivery <id>', 'the webhook-id of one delivery')
+    .description('sends webhooks again: one by its delivery id, whatever its state, or every failed one since a time (a worker sends them)')
+    .option('--delivery <id>', 'the id of one delivery')
     .option('--since <time>', 'ISO 8601 time: every failed delivery created since then')
     .addOption(new Option('--api <api>', "with --since: only this API's webhooks").choices(WEBHOOK_SOURCES))
     .option('--agency <id>', 'with --since: only this agency')
@@ -612,7 +612,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The redeliver commands' --delivery or --since (with its filters), each well formed. */
 function redeliveryTarget(options: RedeliverOptions): RedeliveryTarget {
   if (options.delivery !== undefined && options.since === undefined) {
-    if (!UUID.test(options.delivery)) throw new CliError(`--delivery must be a webhook-id (a UUID), got "${options.delivery}"`);
+    if (!UUID.test(options.delivery)) throw new CliError(`--delivery must be a delivery id (a UUID), got "${options.delivery}"`);
     return { deliveryId: options.delivery };
   }
   if (options.since === undefined || options.delivery !== undefined) throw new CliError('give exactly one of --delivery or --since');

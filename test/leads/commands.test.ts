@@ -102,13 +102,14 @@ describe('immogate leads redeliver', () => {
         async () => received,
         (ids) => ids.length === 1,
       );
-      assert.deepEqual(received, [failed.id]);
+      // Redelivered under its webhook-id, the lead.received event's id: the lead's.
+      assert.deepEqual(received, [leadId]);
     } finally {
       await new Promise((resolve) => receiver.close(resolve));
     }
   });
 
-  it('reports an unknown webhook-id and exits 1', async () => {
+  it('reports an unknown delivery id and exits 1', async () => {
     const unknown = '0f6a4d2e-3b1c-4e5f-8a9b-7c6d5e4f3a2b';
     const result = await cli(['leads', 'redeliver', '--delivery', unknown]);
     assert.deepEqual(result, {
@@ -126,6 +127,6 @@ describe('immogate leads redeliver', () => {
       usage('give exactly one of --delivery or --since'),
     );
     assert.deepEqual(await cli(['leads', 'redeliver', '--since', 'yesterday']), usage('--since must be an ISO 8601 time, got "yesterday"'));
-    assert.deepEqual(await cli(['leads', 'redeliver', '--delivery', 'abc']), usage('--delivery must be a webhook-id (a UUID), got "abc"'));
+    assert.deepEqual(await cli(['leads', 'redeliver', '--delivery', 'abc']), usage('--delivery must be a delivery id (a UUID), got "abc"'));
   });
 });

@@ -66,8 +66,8 @@ describe('lead deliveries in the console', () => {
     const [summary] = (page.body as { items: Body[] }).items;
     assert.deepEqual(summary, {
       id: summary?.id,
-      // A lead notification announces no feed event: its webhook-id is the delivery id.
-      eventId: null,
+      // The lead.received event of the feed, whose id (the lead's) is the webhook-id.
+      eventId: summary?.event?.subjectId,
       source: 'leads',
       environment: 'sandbox',
       agency: 'agency-1',
@@ -112,7 +112,7 @@ describe('lead deliveries in the console', () => {
     );
     assert.equal(redelivered.attemptList[2].statusCode, 200);
     assert.equal(receiver.requestsTo('/crm/leads').length, 3);
-    assert.equal(receiver.requestsTo('/crm/leads')[2]?.headers['webhook-id'], summary?.id);
+    assert.equal(receiver.requestsTo('/crm/leads')[2]?.headers['webhook-id'], summary?.eventId);
   });
 
   it('send a test event: a realistic lead, signed with the apiKey, marked as a test', async () => {
@@ -258,7 +258,8 @@ describe('the console’s own lists of the lead API, newest first', () => {
     const items = (listed.body as { items: Body[] }).items;
     const expected = (item: Body | undefined, leadId: string | undefined, isTest: boolean) => ({
       id: item?.id,
-      eventId: null,
+      // A lead's notification announces its lead.received event (the lead's id); a test event announces none.
+      eventId: isTest ? null : leadId,
       source: 'leads',
       environment: 'sandbox',
       agency: 'agency-3',

@@ -217,7 +217,8 @@ describe('new-lead notifications', () => {
       assert.deepEqual(verify(request!, apiKey), lead);
       assert.throws(() => verify(request!, 'not-the-api-key-0123456789'), { name: 'WebhookVerificationError' });
       const deliveryId = deliveries.find((d) => d.subscription_id === subscription.subscriptionId)!.id;
-      assert.equal(request!.headers['webhook-id'], deliveryId);
+      // The webhook-id is the lead.received event's id, the lead's: the same for every subscription.
+      assert.equal(request!.headers['webhook-id'], leadId);
 
       const body = await auditWith('agency-1', subscription.subscriptionId, 1);
       assert.match(body.lastSuccessTimestamp ?? '', ISO);
@@ -260,7 +261,7 @@ describe('new-lead notifications', () => {
     const requests = receiver.requestsTo('/flaky');
     assert.equal(requests.length, 3);
     for (const request of requests) {
-      assert.equal(request.headers['webhook-id'], deliveryId);
+      assert.equal(request.headers['webhook-id'], leadId);
       assert.deepEqual(verify(request, 'flaky-api-key-0123456789'), lead);
     }
     const body = await auditWith('agency-flaky', subscription.subscriptionId, 3);
@@ -376,7 +377,7 @@ describe('subscription changes and pending notifications', () => {
     const last = receiver.requestsTo('/rotate').at(-1)!;
     assert.equal(receiver.requestsTo('/rotate').length, 5);
     assert.equal(last.headers['x-api-key'], 'new-api-key-9876543210');
-    assert.equal(last.headers['webhook-id'], delivery!.id);
+    assert.equal(last.headers['webhook-id'], lead.metadata.leadId);
     assert.deepEqual(verify(last, 'new-api-key-9876543210'), lead);
     assert.throws(() => verify(last, 'old-api-key-0123456789'), { name: 'WebhookVerificationError' });
   });

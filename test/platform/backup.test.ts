@@ -18,9 +18,11 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { minimalClassified } from '../fixtures/classifieds.js';
 import { berlinRentApartment } from '../fixtures/listings.js';
+import { feedCaughtUp } from '../fixtures/feed.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { Receiver } from '../fixtures/receiver.js';
 import {
+  assertProblem,
   createTestDatabase,
   databaseUrl,
   getToken,
@@ -110,6 +112,7 @@ function cli(args: string[], extra: Record<string, string | undefined> = {}): Pr
 }
 
 let before_: Body;
+let feedBefore: Body;
 let clientsBefore: unknown;
 let leadsAcknowledged = 0;
 let leadsBeforeBackup = 0;
@@ -143,6 +146,8 @@ before(async () => {
   const { rows } = await server.pool.query<{ id: string }>('SELECT id FROM leads WHERE request_id = $1', [lead.requestId]);
   seeded.lead = rows[0]?.id ?? '';
   before_ = await readBack();
+  await feedCaughtUp(server.pool);
+  feedBefore = await ok(call('GET', '/seeker-leads/v1/events?limit=100', tokens.leads), 200);
   clientsBefore = JSON.parse((await cli(['clients', 'list', '--json'])).stdout);
 
   // Writes go on while the backup runs: a lead at a time, until it is done.
@@ -246,6 +251,38 @@ describe('immogate restore into a new database (of the PostgreSQL service when o
     );
   });
 
+  it("answers the feed's cursors of the database before with 410; from oldestCursor, the restored events, then the new ones", async () => {
+    const gone = await call('GET', `/seeker-leads/v1/events?after=${feedBefore.next}`, tokens.leads);
+    const oldestCursor = (gone.body as Body).oldestCursor as string;
+    assertProblem(
+      gone,
+      410,
+      'Gone',
+      'This cursor belongs to the database before a restore from a backup; resume from oldestCursor, which reads every event ' +
+        'kept again, and drop those already handled by their id.',
+      { oldestCursor },
+      'cursor-expired',
+    );
+    const fresh = await ok(call('POST', '/seeker-leads/v1/leads', tokens.leads, leadRequest({ email: 'after-restore@example.org' })), 200);
+    const { rows } = await server.pool.query<{ id: string }>('SELECT id FROM leads WHERE request_id = $1', [fresh.requestId]);
+    await feedCaughtUp(server.pool);
+    const ids: string[] = [];
+    for (let after = oldestCursor; ; ) {
+      const page = await ok(call('GET', `/seeker-leads/v1/events?limit=100&after=${after}`, tokens.leads), 200);
+      if (page.events.length === 0) break;
+      ids.push(...page.events.map((event: Body) => event.id));
+      after = page.next;
+    }
+    // Every event read before the backup is there, in its order, and the new lead comes after all of them.
+    const earlier = feedBefore.events.map((event: Body) => event.id);
+    assert.deepEqual(
+      ids.filter((id) => earlier.includes(id)),
+      earlier,
+    );
+    assert.equal(ids.at(-1), rows[0]?.id);
+    assert.equal(new Set(ids).size, ids.length);
+  });
+
   it('sends the notifications the first server left pending, with the subscription apiKey sealed under the same key', async () => {
     const received = await waitFor(
       'the pending lead notifications',
@@ -254,6 +291,8 @@ describe('immogate restore into a new database (of the PostgreSQL service when o
     );
     const seed = received.find((request) => JSON.parse(request.body).metadata?.leadId === seeded.lead);
     assert.equal(seed?.headers['x-api-key'], API_KEY);
+    // Its webhook-id is the id of its lead.received event: the lead's.
+    assert.equal(seed?.headers['webhook-id'], seeded.lead);
   });
 
   it('writes the blobs back into DATA_DIR/blobs', () => {
@@ -356,7 +395,14 @@ describe('immogate restore refuses', () => {
   it('a damaged file, a file cut short and a file that is no backup, leaving the target empty', async () => {
     const bytes = fs.readFileSync(backupFile);
     const cut = path.join(work, 'cut.backup');
-    fs.writeFileSync(cut, zlib.gzipSync(zlib.gunzipSync(bytes).subarray(0, 200_000)));
+    const content = zlib.gunzipSync(bytes);
+    fs.writeFileSync(cut, zlib.gzipSync(content.subarray(0, 200_000)));
+    // Cut inside a table's rows: the COPY under way must end (it once held the ROLLBACK for ever).
+    const inRows = path.join(work, 'cut-in-rows.backup');
+    // The table's record (after the header, which names it too), then 300 bytes into its rows.
+    const leadsTable = content.lastIndexOf('{"name":"leads","columns"');
+    assert.ok(leadsTable > content.indexOf('{"name":"leads","columns"'));
+    fs.writeFileSync(inRows, zlib.gzipSync(content.subarray(0, leadsTable + content.readUInt32BE(leadsTable - 4) + 5 + 300)));
     const damaged = path.join(work, 'damaged.backup');
     const flipped = Buffer.from(bytes);
     for (let at = 2_000; at < 2_100; at++) flipped[at] = (flipped[at] ?? 0) ^ 0xff;
@@ -376,11 +422,13 @@ describe('immogate restore refuses', () => {
         const result = await run(file);
         return { code: result.code, stdout: result.stdout, error: result.stderr.trimEnd().split('\n').at(-1) };
       };
-      assert.deepEqual(await outcome(cut), {
-        code: 1,
-        stdout: '',
-        error: `immogate: ${cut} ends early: the backup is incomplete (cut short while written or copied?)`,
-      });
+      for (const file of [cut, inRows]) {
+        assert.deepEqual(await outcome(file), {
+          code: 1,
+          stdout: '',
+          error: `immogate: ${file} ends early: the backup is incomplete (cut short while written or copied?)`,
+        });
+      }
       for (const file of [damaged, late]) {
         const result = await outcome(file);
         assert.deepEqual([result.code, result.stdout], [1, '']);

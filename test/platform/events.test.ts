@@ -16,6 +16,7 @@ import { minimalClassified } from '../fixtures/classifieds.js';
 import { ConsoleSession } from '../fixtures/console.js';
 import { berlinRentApartment } from '../fixtures/listings.js';
 import { Receiver } from '../fixtures/receiver.js';
+import { feedCaughtUp } from '../fixtures/feed.js';
 import { assertProblem, http, type HttpResult, type TestServer, useServer, waitFor } from '../helpers.js';
 
 type Body = Record<string, any>;
@@ -78,6 +79,7 @@ async function postLead(token: string, classifiedId: string, root = LEADS): Prom
 
 /** Every event of a feed from `after` on, page by page. */
 async function drain(root: string, token: string, query = '', after?: string): Promise<{ events: FeedEvent[]; next: string }> {
+  await feedCaughtUp(server.pool);
   const events: FeedEvent[] = [];
   let next = after;
   for (;;) {
@@ -105,6 +107,7 @@ describe('GET /events of the lead API', () => {
       await postLead(tokens.leads!, '12ABCDEFGHJ2'),
       await postLead(tokens.leads!, '12ABCDEFGHJ3'),
     ];
+    await feedCaughtUp(server.pool);
     const first = await call('GET', `${LEADS}/events?limit=2&after=${start}`, tokens.leads!);
     assert.equal(first.status, 200, first.text);
     const page = first.body as { events: FeedEvent[]; next: string };

@@ -365,7 +365,7 @@ describe('immogate deliveries redeliver', () => {
       await cli(['--delivery', '0f6a4d2e-3b1c-4e5f-8a9b-7c6d5e4f3a2b', '--since', '2026-01-01T00:00:00Z']),
       usage('give exactly one of --delivery or --since'),
     );
-    assert.deepEqual(await cli(['--delivery', 'abc']), usage('--delivery must be a webhook-id (a UUID), got "abc"'));
+    assert.deepEqual(await cli(['--delivery', 'abc']), usage('--delivery must be a delivery id (a UUID), got "abc"'));
     assert.deepEqual(await cli(['--since', 'yesterday']), usage('--since must be an ISO 8601 time, got "yesterday"'));
     assert.deepEqual(
       await cli(['--delivery', '0f6a4d2e-3b1c-4e5f-8a9b-7c6d5e4f3a2b', '--agency', 'agency-1']),

@@ -22,8 +22,8 @@ export function leadCommands(program: Command, cli: CliContext): void {
     });
   leads
     .command('redeliver')
-    .description('sends lead notifications again: one by its webhook-id, or every failed one since a time (a worker sends them)')
-    .option('--delivery <id>', 'the webhook-id of one notification')
+    .description('sends lead notifications again: one by its delivery id, or every failed one since a time (a worker sends them)')
+    .option('--delivery <id>', 'the delivery id of one notification')
     .option('--since <time>', 'ISO 8601 time: every failed notification created since then')
     .option('--agency <id>', 'with --since: only this agency')
     .addOption(new Option('--environment <environment>', 'with --since: only this environment').choices(['production', 'sandbox']))

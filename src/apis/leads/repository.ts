@@ -81,7 +81,7 @@ export function ingestionLock(environment: string, agencyId: string): Statement 
 /**
  * SQL text of the CTEs, ending in `name`, that schedule the notification of a new lead to every
  * ACTIVE subscription of its agency, in the statement that writes the lead: they commit together.
- * `lead` is a CTE of the statement with the lead's ingested_at; `payload` the parameter holding
+ * `lead` is a CTE of the statement with the lead's id and ingested_at; `payload` the parameter holding
  * the Lead JSON (its ingestionDate is replaced by the database's); `environment` and `agency`
  * the parameters of the tenant. The statement runs under the agency's ingestion lock, which a
  * change to a subscription takes too (see ingestionLock): no row of them is locked here. This and
@@ -96,9 +96,11 @@ function leadNotifications(name: string, lead: string, payload: string, environm
   lead_recipients AS (
     SELECT '${DELIVERY_SOURCE}' AS source, ${environment}::text AS environment, ${agency}::text AS agency_id, s.id::text AS subscription_id, s.url,
            jsonb_set(${payload}::jsonb, '{metadata,ingestionDate}', to_jsonb(immogate_iso_time(l.ingested_at))) AS payload,
-           s.api_key AS secret, '${API_KEY_HEADER.toLowerCase()}' AS secret_header, '{}'::jsonb AS headers
+           s.api_key AS secret, '${API_KEY_HEADER.toLowerCase()}' AS secret_header, '{}'::jsonb AS headers,
+           -- The lead.received event of the feed has the lead's id: it is each notification's webhook-id.
+           l.id AS event_id
       FROM ${lead} l, lead_subscriptions s),
-  ${deliveriesCte(name, 'lead_recipients')}`;
+  ${deliveriesCte(name, 'lead_recipients', 'message', true)}`;
 }
 
 /**
@@ -133,7 +135,7 @@ export function insertLead(environment: string, row: NewLeadRow, notification: L
                            gender, language, phone_numbers, message, ingested_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14,
                 greatest(clock_timestamp(), (SELECT max(ingested_at) FROM leads WHERE environment = $2 AND agency_id = $3)))
-        RETURNING ingested_at),
+        RETURNING id, ingested_at),
       ${leadNotifications('notified', 'lead', '$15', '$2', '$3')}
       SELECT 1`,
     values: [

@@ -26,6 +26,7 @@ import { messageOf } from '../caught.js';
 import { PRIVATE_DIR, PRIVATE_FILE, makePrivateDir } from '../dataDir.js';
 import { kekId, keySourceOf, loadKeyring } from '../secrets/sealer.js';
 import { createMigrationsTable, listMigrations, migrate, migrationName } from './migrate.js';
+import { restartFeedOrder } from '../events/restore.js';
 import { openDatabase } from './open.js';
 import { createPool } from './pool.js';
 
@@ -500,13 +501,21 @@ export async function restore(config: Config, file: string, options: { progress:
         const copied = finished(copy);
         copied.catch(() => undefined);
         let rows = 0;
-        for (;;) {
-          const next = await reader.next();
-          if (next.type === 'E') break;
-          if (next.type !== 'D') throw new BackupError(`${file} is damaged: record "${next.type}" inside table ${table.name}`);
-          rows += countNewlines(next.payload);
-          if (!copy.write(next.payload)) await Promise.race([once(copy, 'drain'), copied]);
-          bar.update(done + rows, table.name);
+        try {
+          for (;;) {
+            const next = await reader.next();
+            if (next.type === 'E') break;
+            if (next.type !== 'D') throw new BackupError(`${file} is damaged: record "${next.type}" inside table ${table.name}`);
+            rows += countNewlines(next.payload);
+            if (!copy.write(next.payload)) await Promise.race([once(copy, 'drain'), copied]);
+            bar.update(done + rows, table.name);
+          }
+        } catch (error) {
+          // The COPY is still open on the connection: left so, it would hold the ROLLBACK queued
+          // behind it for ever. Destroyed, the stream sends CopyFail and the COPY ends.
+          copy.destroy(error instanceof Error ? error : new Error(String(error)));
+          await copied.catch(() => undefined);
+          throw error;
         }
         copy.end();
         await copied;
@@ -516,6 +525,7 @@ export async function restore(config: Config, file: string, options: { progress:
         done += rows;
       }
       bar.end();
+      await restartFeedOrder(client);
       for (const sequence of header.sequences) {
         await client.query('SELECT setval($1::regclass, $2::bigint, $3)', [quoted(sequence.name), sequence.lastValue, sequence.isCalled]);
       }

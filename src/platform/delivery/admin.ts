@@ -13,9 +13,7 @@ import { redeliverWebhooks, type RedeliveryTarget } from './redelivery.js';
 function redeliveryRequest(apis: string[]) {
   return Type.Object(
     {
-      deliveryId: Type.Optional(
-        Type.String({ format: 'uuid', description: 'The webhook-id of one delivery, redelivered whatever its state' }),
-      ),
+      deliveryId: Type.Optional(Type.String({ format: 'uuid', description: 'The id of one delivery, redelivered whatever its state' })),
       since: Type.Optional(Type.String({ format: 'date-time', description: 'Every FAILED delivery created since this time' })),
       // An enum needs a member: a server without delivery sources takes any name, which matches nothing.
       api: Type.Optional(apis.length > 0 ? stringEnum(apis) : Type.String()),

@@ -24,23 +24,44 @@ export interface FeedPage {
   next: string;
 }
 
-/** A position in a feed: the transaction id of an event and its sequence number. */
+/**
+ * A position in a feed: the transaction id of an event and its sequence number, in the database
+ * of `epoch` (event_feed_epoch; empty: any, for the start).
+ */
 export interface Cursor {
+  epoch: string;
   xid: string;
   position: string;
 }
 
 /** Before every event: what a read without `after` starts from. */
-export const START: Cursor = { xid: '0', position: '0' };
+export const START: Cursor = { epoch: '', xid: '0', position: '0' };
 
 export function encodeCursor(cursor: Cursor): string {
-  return encodeToken(`e1:${cursor.xid}:${cursor.position}`);
+  return encodeToken(`e1:${cursor.epoch}:${cursor.xid}:${cursor.position}`);
 }
 
 /** The cursor a token names, or undefined for anything encodeCursor did not make. */
 export function decodeCursor(token: string): Cursor | undefined {
-  const match = /^e1:(0|[1-9][0-9]{0,19}):(0|[1-9][0-9]{0,18})$/.exec(decodeToken(token) ?? '');
-  return match ? { xid: match[1] as string, position: match[2] as string } : undefined;
+  const match = /^e1:([0-9a-f]{0,12}):(0|[1-9][0-9]{0,19}):(0|[1-9][0-9]{0,18})$/.exec(decodeToken(token) ?? '');
+  return match ? { epoch: match[1] as string, xid: match[2] as string, position: match[3] as string } : undefined;
+}
+
+const isStart = (cursor: Cursor) => cursor.xid === START.xid && cursor.position === START.position;
+
+/**
+ * 410 of a cursor of the database before a restore: this database's order starts again at its
+ * oldest event.
+ */
+export function cursorOfAnotherDatabase(oldest: Cursor): Problem {
+  return new Problem(
+    410,
+    'Gone',
+    'This cursor belongs to the database before a restore from a backup; resume from oldestCursor, which reads every event ' +
+      'kept again, and drop those already handled by their id.',
+    { oldestCursor: encodeCursor(oldest) },
+    'cursor-expired',
+  );
 }
 
 /** 410: the events after the cursor were partly removed by retention; `oldestCursor` misses none of what is left. */
@@ -84,7 +105,9 @@ export async function readFeed(
   retentionDays: number,
 ): Promise<FeedPage> {
   return withTenant(pool, tenant, async (client) => {
-    const horizon = await client.query<Cursor>(
+    const [{ epoch }] = (await client.query<{ epoch: string }>('SELECT epoch FROM event_feed_epoch')).rows as [{ epoch: string }];
+    if (query.after.epoch !== epoch && !isStart(query.after)) throw cursorOfAnotherDatabase({ ...START, epoch });
+    const horizon = await client.query<Omit<Cursor, 'epoch'>>(
       'SELECT xid::text AS xid, position::text AS position FROM event_horizons WHERE environment = $1 AND agency_id = $2 AND api = $3 ' +
         'AND (xid, position) > ($4::xid8, $5::bigint)',
       [tenant.environment, tenant.agencyId, api, query.after.xid, query.after.position],
@@ -103,15 +126,15 @@ export async function readFeed(
     );
     const gone = horizon.rows[0];
     // A read from the start is never refused: it begins with the oldest event left.
-    if (gone && (query.after.xid !== START.xid || query.after.position !== START.position)) throw cursorExpired(gone, retentionDays);
+    if (gone && !isStart(query.after)) throw cursorExpired({ ...gone, epoch }, retentionDays);
     const events = page.rows.map((row) => ({
       id: row.id,
       type: row.type,
       createdAt: row.created_at.toISOString(),
       subject: row.subject,
       data: row.data,
-      cursor: encodeCursor(row),
+      cursor: encodeCursor({ epoch, xid: row.xid, position: row.position }),
     }));
-    return { events, next: events.at(-1)?.cursor ?? encodeCursor(query.after) };
+    return { events, next: events.at(-1)?.cursor ?? encodeCursor({ ...query.after, epoch }) };
   });
 }

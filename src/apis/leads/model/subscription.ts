@@ -95,7 +95,10 @@ export const AuditQuery = withDefaults(
 
 export const AuditEvent = Type.Object({
   timestamp: Type.String({ format: 'date-time' }),
-  deliveryId: Type.String({ description: 'The webhook-id header of the notification, the same on each of its attempts' }),
+  deliveryId: Type.String({
+    description:
+      "The notification (one per lead and subscription), the same on each of its attempts; its webhook-id header is the lead's id, the id of the lead.received event of GET /events",
+  }),
   leadId: nullable(Type.String()),
   // The attempt's number within its notification, from 1.
   attempt: Type.Integer({ minimum: 1 }),
