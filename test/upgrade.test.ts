@@ -15,6 +15,7 @@ import { Receiver, type Received } from './fixtures/receiver.js';
 import {
   createTestDatabase,
   freePort,
+  getToken,
   http,
   REPO_ROOT,
   sealedWebhookSecret,
@@ -104,18 +105,9 @@ async function stored(database: TestDatabase, classifiedId: string): Promise<Sto
   }
 }
 
-async function token(server: TestServer, root: string): Promise<string> {
-  const result = await http('POST', `${server.base}/oauth/token`, {
-    body: {
-      grant_type: 'client_credentials',
-      client_id: CLIENT.clientId,
-      client_secret: CLIENT.secret,
-      audience: server.base + root,
-      intermediary_id: 'agency-old',
-    },
-  });
-  assert.equal(result.status, 200, result.text);
-  return (result.body as { access_token: string }).access_token;
+/** A token of the old client, issued by the current immogate. */
+function token(server: TestServer, root: string): Promise<string> {
+  return getToken(server, CLIENT, { root, intermediary: 'agency-old' });
 }
 
 function get(server: TestServer, bearer: string, pathAndQuery: string): Promise<HttpResult> {

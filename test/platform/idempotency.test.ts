@@ -16,7 +16,17 @@ import { createLogger } from '../../src/platform/log.js';
 import { minimalClassified } from '../fixtures/classifieds.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { listingWithMedia } from '../fixtures/listings.js';
-import { assertProblem, type HttpResult, http, makeClient, type TestClient, type TestServer, useServer, waitFor } from '../helpers.js';
+import {
+  assertProblem,
+  getToken,
+  type HttpResult,
+  http,
+  makeClient,
+  type TestClient,
+  type TestServer,
+  useServer,
+  waitFor,
+} from '../helpers.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-idempotency-'));
 // Each case sends more test events than the default budget of 10 a minute allows.
@@ -124,24 +134,10 @@ function tokenOf(client: TestClient, root: string): Promise<string> {
   const cacheKey = `${client.clientId}${root}`;
   let token = tokens.get(cacheKey);
   if (token === undefined) {
-    token = tokenFor(client, root);
+    token = getToken(server, client, { root, intermediary: 'agency-1' });
     tokens.set(cacheKey, token);
   }
   return token;
-}
-
-async function tokenFor(client: TestClient, root: string): Promise<string> {
-  const result = await http('POST', `${server.base}/oauth/token`, {
-    body: {
-      grant_type: 'client_credentials',
-      client_id: client.clientId,
-      client_secret: client.secret,
-      audience: server.base + root,
-      intermediary_id: 'agency-1',
-    },
-  });
-  assert.equal(result.status, 200, result.text);
-  return (result.body as { access_token: string }).access_token;
 }
 
 async function post(item: PostCase, body: unknown, key?: string, client = first, url = item.path()): Promise<HttpResult> {
