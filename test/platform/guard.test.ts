@@ -437,7 +437,8 @@ describe('OpenAPI document of guarded routes', () => {
     const result = await http('GET', url(caas, '/openapi.json'));
     assert.equal(result.status, 200);
     const document = result.body as { paths: Record<string, Record<string, Record<string, unknown>>> };
-    assert.deepEqual(Object.keys(document.paths).sort(), ['/probe', '/probe/wildcard']);
+    // The probes, and the event feed every root serves.
+    assert.deepEqual(Object.keys(document.paths).sort(), ['/events', '/probe', '/probe/wildcard']);
     assert.deepEqual(document.paths['/probe']?.get?.security, [{ oauth2: ['caas:classifieds:read'] }, { bearerAuth: [] }]);
     assert.equal(document.paths['/probe']?.get?.['x-scope'], 'caas:classifieds:read');
   });

@@ -1085,7 +1085,7 @@ export interface operations {
                         recentEvents: {
                             /** Format: date-time */
                             timestamp: string;
-                            /** @description The webhook-id header of the notification, the same on each of its attempts */
+                            /** @description The notification (one per lead and subscription), the same on each of its attempts; its webhook-id header is the lead's id, the id of the lead.received event of GET /events */
                             deliveryId: string;
                             leadId: string | null;
                             attempt: number;
