@@ -10,8 +10,11 @@ export interface Load {
   method: 'GET' | 'POST';
   path: string;
   headers: Record<string, string>;
-  /** A fixed body, or 'classified': a fresh ~5 KB classified with a unique offererEstateId per request. */
-  body?: string | { classified: string };
+  /**
+   * A fixed body, or 'classified': a fresh ~5 KB classified with a unique offererEstateId per
+   * request, its media under `mediaBase` (a CDN name unless set), publishable if asked.
+   */
+  body?: string | { classified: string; mediaBase?: string; publishable?: boolean };
   /** Paths taken in turn, one per request, instead of `path` (pages at several cursors). */
   paths?: string[];
   connections: number;
@@ -44,7 +47,14 @@ async function measure(load: Load): Promise<Measurement> {
   let counter = 0;
   const request =
     typeof body === 'object'
-      ? { setupRequest: (req: object) => ({ ...req, body: classifiedJson(`${body.classified}-${process.pid}-${++counter}`) }) }
+      ? {
+          setupRequest: (req: object) => ({
+            ...req,
+            body: classifiedJson(`${body.classified}-${process.pid}-${++counter}`, body.mediaBase, {
+              publishable: body.publishable ?? false,
+            }),
+          }),
+        }
       : paths && paths.length > 0
         ? { body, setupRequest: (req: object) => ({ ...req, path: paths[counter++ % paths.length]! }) }
         : { body };

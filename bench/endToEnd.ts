@@ -25,11 +25,16 @@ export interface WorkerSetUp {
  * classifieds from the post runs would be late for that reason alone), then starts the loopback
  * helper and an immogate child running server and worker, allowed to reach loopback.
  */
-export async function startWorkerChild(context: Context, task: string, label: string): Promise<WorkerSetUp> {
+export async function startWorkerChild(
+  context: Context,
+  task: string,
+  label: string,
+  env: Record<string, string> = {},
+): Promise<WorkerSetUp> {
   const dropped = await dropPendingJobs(context.pool, task);
   if (dropped > 0) process.stderr.write(`${label}: dropped ${dropped} pending ${task} jobs left by earlier scenarios\n`);
   const loopback = await context.start('loopback', {});
-  const immogate = await context.startImmogate({ BENCH_WORKER: '1', ALLOW_PRIVATE_TARGETS: 'true' });
+  const immogate = await context.startImmogate({ BENCH_WORKER: '1', ALLOW_PRIVATE_TARGETS: 'true', ...env });
   return {
     dropped,
     loopback,

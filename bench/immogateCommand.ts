@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -88,5 +89,87 @@ export function running(pid: number): boolean {
     return !/^\d+ \(.*\) Z/s.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
+  }
+}
+
+/** `immogate start` running for a scenario: where it listens, its log, and how to stop it. */
+export interface Running {
+  base: string;
+  command: Command;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `node bin/immogate.js start` as a user runs it, on the bench's database (`databaseUrl`) with the
+ * bench's DATA_DIR (its secrets.key opens what the database holds), `env` over that; resolved once
+ * /ready answers 200.
+ */
+export async function startImmogateCommand(
+  options: { databaseUrl: string; dataDir: string; port: number; nodeFlags?: string[] },
+  env: Record<string, string>,
+  label: string,
+): Promise<Running> {
+  const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `immogate-${label}-`)), 'immogate.log');
+  const base = `http://127.0.0.1:${options.port}`;
+  const command = startCommand(
+    { ...process.env, DATABASE_URL: options.databaseUrl, DATA_DIR: options.dataDir, PORT: String(options.port), LOG_LEVEL: 'warn', ...env },
+    logFile,
+    options.nodeFlags,
+  );
+  try {
+    await untilReady(command, base, { pollMs: 50, timeoutMs: 60_000 });
+  } catch (error) {
+    await stopCommand(command);
+    throw new Error(`${label}: ${error instanceof Error ? error.message : String(error)}; log ${logFile}`);
+  }
+  return { base, command, logFile, stop: () => stopCommand(command) };
+}
+
+/** `pid` and every process below it, read from /proc (the primary of `immogate start`, its children, theirs). */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name may hold spaces and parentheses: the fields after its last ')' are fixed.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(Number(entry), ppid);
+    } catch {}
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  return tree;
+}
+
+/** VmRSS of `pid` in kB; 0 once it is gone. */
+export function rssKb(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Whether `pid` is a node process (immogate's), not a PostgreSQL one an embedded start runs below it. */
+export function isNode(pid: number): boolean {
+  try {
+    return path.basename(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '') === path.basename(process.execPath);
+  } catch {
+    return false;
+  }
+}
+
+/** What an immogate process is, by its command line: `primary` (start), `server`, `worker`, or the command's last word. */
+export function roleOf(pid: number): string {
+  try {
+    const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const command = args.slice(args.findIndex((arg) => arg.endsWith('immogate.js') || arg.endsWith('cli.js')) + 1);
+    if (command[0] === 'start' && !command.includes('--inline-worker')) return 'primary';
+    return command[0] ?? 'unknown';
+  } catch {
+    return 'gone';
   }
 }

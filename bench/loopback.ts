@@ -2,7 +2,8 @@
  * The outside world of the end-to-end scenarios, in a process of its own on loopback:
  * - GET /media/...: a small JPEG, for the media downloads of classifieds processing;
  * - GET /slow-media/...: the same JPEG after 3 s (a media host that answers slowly);
- * - POST /hooks/<name>: a webhook receiver answering 204 that notes when each lead arrived;
+ * - POST /hooks/<name>...: a webhook receiver answering 204 that notes when each lead, and each
+ *   classified status, arrived (a status with when it was recorded and when its write was received);
  * - POST /hang/...: a webhook receiver that never answers (the caller's timeout ends the call).
  * Over IPC, 'receipts' answers with the receipts so far and forgets them; 'counts' with how many
  * media were served.
@@ -13,9 +14,13 @@ import { wallClock } from './clock.js';
 
 export interface Receipt {
   hook: string;
+  /** A lead's key (its message), or a status's statusId. */
   key: string;
   /** Epoch milliseconds at which the whole body had arrived. */
   at: number;
+  /** A status: epoch milliseconds of its statusDate (recorded) and of its creationDate (its write received). */
+  recordedAt?: number;
+  writtenAt?: number;
 }
 
 // A few KB that start and end like a JPEG: processing checks the content type and the size only.
@@ -51,15 +56,29 @@ const server = http.createServer((request, response) => {
     return;
   }
   if (request.method === 'POST' && url.startsWith('/hooks/')) {
-    const hook = url.slice('/hooks/'.length);
+    // A status webhook goes to {url}/classifieds/{id}/statuses: the hook is the first segment.
+    const hook = url.slice('/hooks/'.length).split('/')[0] ?? '';
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const at = wallClock();
       try {
-        const message =
-          (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { contactRequest?: { message?: string } }).contactRequest?.message ?? '';
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          contactRequest?: { message?: string };
+          statusId?: string;
+          statusDate?: string;
+          creationDate?: string;
+        };
+        const message = body.contactRequest?.message ?? '';
         if (message.startsWith(LEAD_KEY_PREFIX)) receipts.push({ hook, key: message.slice(LEAD_KEY_PREFIX.length), at });
+        else if (body.statusId && body.statusDate && body.creationDate)
+          receipts.push({
+            hook,
+            key: body.statusId,
+            at,
+            recordedAt: Date.parse(body.statusDate),
+            writtenAt: Date.parse(body.creationDate),
+          });
         else unreadable++;
       } catch {
         unreadable++;

@@ -23,14 +23,17 @@ import { findPostmaster, postgresCpuUs } from './postgresCpu.js';
 import { baselineA, baselineB, baselineR } from './scenarios/baselines.js';
 import { getClassified, getNotModified, postClassifieds, postTwoProcesses } from './scenarios/classifieds.js';
 import { drain } from './scenarios/drain.js';
+import { lock, partition } from './scenarios/faults.js';
 import { ingest } from './scenarios/ingest.js';
 import { leads } from './scenarios/leads.js';
 import { noisy } from './scenarios/noisy.js';
+import { processingFloor } from './scenarios/processingFloor.js';
 import { soak } from './scenarios/soak.js';
+import { getStarted, postStarted } from './scenarios/started.js';
 import { list1k, list1m } from './scenarios/lists.js';
 import { restart } from './scenarios/restart.js';
 import { token } from './scenarios/token.js';
-import type { Context, Row, Scenario, Started } from './scenarios/types.js';
+import { type Context, LOAD_TEST_LIMITS, type Row, type Scenario, type Started } from './scenarios/types.js';
 
 const SCENARIOS: Scenario[] = [
   baselineA,
@@ -40,8 +43,11 @@ const SCENARIOS: Scenario[] = [
   postTwoProcesses,
   getClassified,
   getNotModified,
+  postStarted,
+  getStarted,
   token,
   ingest,
+  processingFloor,
   drain,
   list1k,
   list1m,
@@ -49,6 +55,8 @@ const SCENARIOS: Scenario[] = [
   noisy,
   soak,
   restart,
+  lock,
+  partition,
 ];
 const RUNS = 3;
 
@@ -207,6 +215,7 @@ async function main(): Promise<void> {
     DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir ?? os.tmpdir(),
     LOG_LEVEL: 'warn',
+    ...LOAD_TEST_LIMITS,
     ...env,
   });
   const immogate = await start('server', immogateEnv(await freePort()));

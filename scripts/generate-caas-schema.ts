@@ -18,7 +18,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BOUND_MARK, BOUND_NOTE } from '../src/apis/classifieds/model/bounds.js';
+import { BOUND_MARK, BOUND_NOTE, LIMIT_MARK, LIMIT_NOTE } from '../src/apis/classifieds/model/bounds.js';
+import { OPEN_MEMBER_LIMITS } from '../src/platform/http/schemas.js';
+import { FORMAT_BOUNDS } from '../src/platform/http/formats.js';
 
 export interface FieldRow {
   path: string;
@@ -210,6 +212,51 @@ function addedBound(fieldPath: string, items: JsonSchema): number {
   return DEFAULT_BOUND;
 }
 
+/**
+ * Every string the reference leaves unbounded gets a maxLength of ours: a formatted one its
+ * format's bound (a URL 2,048, a date-time 64), any other DEFAULT_STRING_BOUND. What validate
+ * accepts must also be storable: a media URL of 9,000 characters passed validate and failed the
+ * index on insert (500).
+ */
+const DEFAULT_STRING_BOUND = 10_000;
+function addStringBound(schema: JsonSchema): void {
+  if (schema.type !== 'string' || Array.isArray(schema.enum) || schema.maxLength !== undefined) return;
+  const format = schema.format as keyof typeof FORMAT_BOUNDS | undefined;
+  schema.maxLength = format !== undefined && format in FORMAT_BOUNDS ? FORMAT_BOUNDS[format] : DEFAULT_STRING_BOUND;
+  schema[LIMIT_MARK] = LIMIT_NOTE;
+}
+
+/**
+ * An integer without a range of the reference's gets the range JSON reads exactly (±(2^53-1)): the
+ * body reader refuses any other (README "What no request can do"), and the document says so.
+ */
+function addIntegerBounds(schema: JsonSchema): void {
+  if (schema.type !== 'integer') return;
+  let added = false;
+  if (schema.minimum === undefined) {
+    schema.minimum = Number.MIN_SAFE_INTEGER;
+    added = true;
+  }
+  if (schema.maximum === undefined) {
+    schema.maximum = Number.MAX_SAFE_INTEGER;
+    added = true;
+  }
+  if (added) schema[LIMIT_MARK] = LIMIT_NOTE;
+}
+
+/**
+ * An object the reference leaves open keeps accepting members it does not name, within bounds: so
+ * many of them, with names so long. Their values are bounded by the body limit and the JSON
+ * reader's depth limit, as everywhere.
+ */
+function boundOpenObject(schema: JsonSchema): void {
+  if (schema.type !== 'object' || schema.additionalProperties === false || Array.isArray(schema.anyOf)) return;
+  const named = Object.keys((schema.properties as JsonSchema | undefined) ?? {}).length;
+  schema.maxProperties = named + OPEN_MEMBER_LIMITS.members;
+  schema.propertyNames = { maxLength: OPEN_MEMBER_LIMITS.nameLength };
+  schema[LIMIT_MARK] = LIMIT_NOTE;
+}
+
 // --- Schemas per type -------------------------------------------------------------------------------
 
 /** TSV formats to JSON Schema formats (ajv-formats). */
@@ -272,6 +319,9 @@ class Generator {
     }
     // A shared schema ($ref: MultiLingualText) carries its own constraints; siblings of $ref would be applied beside it.
     if (row.type !== 'array' && schema.$ref === undefined) applyConstraints(schema, splitConstraints(row.constraints).own, where);
+    addStringBound(schema);
+    addIntegerBounds(schema);
+    boundOpenObject(schema);
     if (row.deprecated) schema.deprecated = true;
     return schema;
   }
@@ -349,6 +399,8 @@ class Generator {
     }
     if ((enumItems || scalarItems) && node.children.length > 0) throw new Error(`${where}: scalar items cannot have rows`);
     applyConstraints(items, itemConstraints, `${where} items`);
+    addStringBound(items);
+    addIntegerBounds(items);
     const schema: JsonSchema = { type: 'array' };
     applyConstraints(schema, own, where);
     if (schema.maxItems === undefined) {
@@ -385,7 +437,9 @@ class Generator {
 
   private multiLingualText(): JsonSchema {
     const properties: JsonSchema = {};
-    for (const language of this.reference.multiLingualTextLanguages) properties[language] = { type: 'string' };
+    for (const language of this.reference.multiLingualTextLanguages) {
+      properties[language] = { type: 'string', maxLength: DEFAULT_STRING_BOUND, [LIMIT_MARK]: LIMIT_NOTE };
+    }
     return {
       description: 'Text in several languages, keyed by ISO 639-1 language code.',
       type: 'object',

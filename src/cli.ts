@@ -24,16 +24,16 @@ import { createPool, type Pool } from './platform/db/pool.js';
 import { loggerFor } from './platform/log.js';
 import { openDatabase, prepareDatabase } from './platform/db/open.js';
 import { NewerSchemaError, pendingMigrations } from './platform/db/migrate.js';
+import { DatabaseStartTimeout, StartStopped } from './platform/db/startWait.js';
 import { SecretsKeyError, keySourceOf } from './platform/secrets/sealer.js';
 import { API_COMMANDS, WEBHOOK_SOURCES } from './apis/commands.js';
-import type { CliContext, RedeliverOptions } from './platform/module.js';
+import { REDELIVER_DELIVERY_OPTION, type CliContext, type RedeliverOptions } from './platform/module.js';
 import { parseScopes } from './platform/auth/scopes.js';
 import type { Redelivery, RedeliveryTarget } from './platform/delivery/index.js';
 import { messageOf } from './platform/caught.js';
 import type { ApiDescriptor, Environment } from './platform/catalogue.js';
 import { withoutTrailingSlashes } from './platform/text.js';
-import { latestPublicUrl } from './platform/listeners.js';
-import { embeddedClusterExists } from './platform/db/embedded.js';
+import { askListeners } from './platform/listeners.js';
 import { API_CHOICES, TokenError, apiNamed, mintToken, requestToken, type WantedToken } from './cliTokens.js';
 
 class CliError extends Error {}
@@ -104,16 +104,30 @@ async function serve(roles: { server: boolean; worker: boolean }, options: { dev
   const config = loadConfig(process.env, options);
   const logger = processLogger(await loggerFor(config));
   // Signals are handled from the very start: one arriving while the embedded database starts
-  // must still stop it once start-up is done, not kill this process and leave it running.
-  const starting = startServices(config, logger, roles);
+  // must still stop it once start-up is done, not kill this process and leave it running. One
+  // arriving while the start waits for its database ends the wait (StartStopped).
+  const aborting = new AbortController();
+  const starting = startServices(config, logger, roles, { signal: aborting.signal });
+  // A start under way keeps the process alive. In a child of `immogate start`, listening waits for
+  // the primary's answer on the IPC channel, which is unref'd (onDrainRequest); with the database
+  // killed just then, no connection was left open either, and the child exited half started (13).
+  const underway = setInterval(() => undefined, 60_000);
+  starting.finally(() => clearInterval(underway)).catch(() => undefined);
   let signals = 0;
   let draining = false;
   const drain = (reason: { signal: string } | { requestedBy: string }) => {
     if (draining) return;
     draining = true;
     logger.info(reason, 'shutting down: draining requests and jobs');
+    aborting.abort();
     starting
-      .then((services) => services.stop())
+      .then(
+        (services) => services.stop(),
+        // A start stopped while it waited has closed what it opened.
+        (error: unknown) => {
+          if (!(error instanceof StartStopped)) throw error;
+        },
+      )
       .then(
         () => {
           logger.info('stopped');
@@ -138,7 +152,13 @@ async function serve(roles: { server: boolean; worker: boolean }, options: { dev
   // A child of `start --processes N`: the primary's request is no signal of its own, so the
   // Ctrl-C that reached this process too still counts as the first one.
   onDrainRequest(() => drain({ requestedBy: 'primary' }));
-  await starting;
+  try {
+    await starting;
+  } catch (error) {
+    // drain() says so and exits.
+    if (error instanceof StartStopped) return;
+    throw error;
+  }
   // Once, and not from each child of `immogate start --dev`: their primary says it.
   if (config.dev && roles.server && !isClusterChild()) logger.info(devModeMessage(config));
   reportReady();
@@ -252,11 +272,24 @@ export function buildCli(): Command {
     .action(async (options: { to: string; withBlobs: boolean }) => {
       const config = loadConfig();
       if (fs.existsSync(options.to)) throw new CliError(`${options.to} exists: give a new file to --to`);
-      const { backup, progressBar } = await import('./platform/db/backup.js');
+      const { backup, progressBar, BackupError } = await import('./platform/backup.js');
+      // SIGINT or SIGTERM ends the backup without its file, its partial file removed, and with a
+      // line saying so; a second one exits at once (the next backup removes what is left).
+      const aborting = new AbortController();
+      const interrupted = (signal: NodeJS.Signals) => {
+        if (aborting.signal.aborted) process.exit(1);
+        aborting.abort(new BackupError(`interrupted by ${signal}: ${options.to} was not written`));
+      };
+      process.on('SIGINT', interrupted);
+      process.on('SIGTERM', interrupted);
       const summary = await backup(config, options.to, {
         withBlobs: options.withBlobs,
         version: packageVersion(),
         progress: (total) => progressBar(process.stderr, 'backup', total),
+        signal: aborting.signal,
+      }).finally(() => {
+        process.off('SIGINT', interrupted);
+        process.off('SIGTERM', interrupted);
       });
       print(
         json(),
@@ -275,7 +308,7 @@ export function buildCli(): Command {
     .requiredOption('--from <file>', 'the backup file')
     .action(async (options: { from: string }) => {
       const config = loadConfig();
-      const { restore, progressBar } = await import('./platform/db/backup.js');
+      const { restore, progressBar } = await import('./platform/backup.js');
       const summary = await restore(config, options.from, { progress: (total) => progressBar(process.stderr, 'restore', total) });
       for (const name of summary.migratedTo) progress(`applied migration ${name}`);
       print(
@@ -290,7 +323,9 @@ export function buildCli(): Command {
   const clients = program.command('clients').description('manage API clients');
   clients
     .command('create')
-    .description('create a client; prints its client_id and client_secret (shown only once)')
+    .description(
+      'create a client; prints its client id and secret, the secret only this once (only its hash is kept); --json: the client with its clientSecret',
+    )
     .requiredOption('--name <name>', 'a name for the client')
     .option('--intermediary <id>', 'an intermediary (agency) the client may act for; repeatable', collect, [])
     .option('--scopes <scopes>', 'space-separated scopes', DEFAULT_CLIENT_SCOPES.join(' '))
@@ -311,7 +346,7 @@ export function buildCli(): Command {
       );
       print(
         json(),
-        { client_id: client.clientId, client_secret: secret, ...client },
+        { ...client, clientSecret: secret },
         () => `${clientHuman(client)}\nclient_secret  ${secret}\n\nStore the secret now: only its hash is kept.`,
       );
     });
@@ -358,10 +393,10 @@ export function buildCli(): Command {
       print(
         json(),
         {
-          client_id: clientId,
-          client_secret: result.secret,
-          tokens_revoked: result.tokensRevoked,
-          console_sessions_ended: result.consoleSessionsEnded,
+          clientId,
+          clientSecret: result.secret,
+          tokensRevoked: result.tokensRevoked,
+          consoleSessionsEnded: result.consoleSessionsEnded,
         },
         () =>
           `client_secret  ${result.secret}\n\nThe old secret no longer works; ${sessions}\n` +
@@ -410,11 +445,18 @@ export function buildCli(): Command {
   program
     .command('url')
     .description(
-      'print the base URL (PUBLIC_URL) of the running server: PUBLIC_URL when set, else the one the server started last on this database (DATA_DIR or DATABASE_URL) recorded, else http://HOST:PORT',
+      'print the base URL (PUBLIC_URL) of the running server: PUBLIC_URL when set; else that of the server started last on this database (DATA_DIR or DATABASE_URL) among those that prove now that they serve it (a server killed, or recorded in a database restored from elsewhere, does not). With none, says so on stderr and exits 1; with several at different URLs, names the others on stderr',
     )
     .action(async () => {
       const config = loadConfig();
-      const url = config.publicUrlGiven ? config.publicUrl : await withDatabase(config, (pool) => recordedOr(pool, config));
+      const url = config.publicUrlGiven
+        ? config.publicUrl
+        : await withDatabase(config, async (pool) => {
+            const [found, ...others] = await runningUrls(pool, 'set PUBLIC_URL');
+            if (others.length > 0)
+              progress(`note: servers at other URLs serve this database too (${others.join(', ')}); each refuses the tokens of the others`);
+            return found;
+          });
       print(json(), { url }, () => url);
     });
 
@@ -439,7 +481,7 @@ export function buildCli(): Command {
         client !== undefined && secret !== undefined
           ? await requestToken(wantedToken(options, given ?? (await lookedUpUrl(config))), { clientId: client, secret })
           : await withDatabase(config, async (pool) => {
-              const wanted = wantedToken(options, given ?? (await recordedOr(pool, config)));
+              const wanted = wantedToken(options, given ?? (await runningUrl(pool)));
               return (await mintToken(pool, config, wanted, client)).answer;
             });
       print(json(), answer, () => answer.access_token);
@@ -483,7 +525,7 @@ export function buildCli(): Command {
               walk(url, async (api) => (await requestToken(wanted(url, api), { clientId: client, secret })).access_token),
             )
           : await withDatabase(config, async (pool) => {
-              const url = await answering(() => recordedOr(pool, config));
+              const url = await answering(() => runningUrl(pool));
               return walk(url, async (api) => (await mintToken(pool, config, wanted(url, api), client)).answer.access_token);
             });
       if (failures > 0) throw new CliError(`${failures} step(s) of the demo were not answered as expected`);
@@ -527,8 +569,10 @@ export function buildCli(): Command {
   const deliveries = program.command('deliveries').description('webhook deliveries of every API');
   deliveries
     .command('redeliver')
-    .description('sends webhooks again: one by its delivery id, whatever its state, or every failed one since a time (a worker sends them)')
-    .option('--delivery <id>', 'the id of one delivery')
+    .description(
+      'send webhooks again, whatever their state by id, or every failed one since a time (a worker sends them); prints each delivery id with the webhook-id its receiver saw',
+    )
+    .option('--delivery <id>', REDELIVER_DELIVERY_OPTION)
     .option('--since <time>', 'ISO 8601 time: every failed delivery created since then')
     .addOption(new Option('--api <api>', "with --since: only this API's webhooks").choices(WEBHOOK_SOURCES))
     .option('--agency <id>', 'with --since: only this agency')
@@ -559,7 +603,8 @@ interface TokenOptions {
   url?: string;
 }
 
-const URL_OPTION = "the server's PUBLIC_URL (default: PUBLIC_URL when set, else the URL of the running server, else http://HOST:PORT)";
+const URL_OPTION =
+  "the server's PUBLIC_URL (default: PUBLIC_URL when set, else the URL of the running server as immogate url finds it; with none, an error)";
 
 /** The URL of --url, checked, or PUBLIC_URL when it is set: what the operator said, before any lookup. */
 function givenUrl(url: string | undefined, config: Config): string | undefined {
@@ -574,18 +619,28 @@ function givenUrl(url: string | undefined, config: Config): string | undefined {
   return withoutTrailingSlashes(parsed.toString());
 }
 
-/** The PUBLIC_URL the server started last on this database recorded, or http://HOST:PORT. */
-async function recordedOr(pool: Pool, config: Config): Promise<string> {
-  return (await latestPublicUrl(pool)) ?? config.publicUrl;
+/**
+ * The PUBLIC_URLs of the servers on this database that prove now that they serve it
+ * (listeners.ts), the one started last first: a row of server_listeners may name a server killed, or anything
+ * (written by whoever could), so a client secret goes nowhere else, nor is a token minted for
+ * another issuer. None: an error that names each URL recorded and why it was passed over.
+ */
+async function runningUrls(pool: Pool, otherwise = 'give its --url (or PUBLIC_URL)'): Promise<[string, ...string[]]> {
+  const { live, silent } = await askListeners(pool);
+  const [found, ...others] = live;
+  if (found !== undefined) return [found, ...others];
+  const recorded = silent.length === 0 ? 'none is recorded' : silent.map(({ url, why }) => `${url} ${why}`).join('; ');
+  throw new CliError(`no running immogate serves this database (${recorded}): start one (immogate start), or ${otherwise}`);
 }
 
-/**
- * recordedOr for a command that needs no database of its own (a token asked with a secret): a
- * database is opened only when there is one to ask, else http://HOST:PORT as before.
- */
+/** The URL of the server started last among those that serve this database now. */
+async function runningUrl(pool: Pool): Promise<string> {
+  return (await runningUrls(pool))[0];
+}
+
+/** Where a client secret goes when neither --url nor PUBLIC_URL is given. */
 async function lookedUpUrl(config: Config): Promise<string> {
-  if (config.databaseUrl === undefined && !embeddedClusterExists(config.dataDir)) return config.publicUrl;
-  return withDatabase(config, (pool) => recordedOr(pool, config));
+  return withDatabase(config, (pool) => runningUrl(pool));
 }
 
 async function checkAnswers(url: string): Promise<void> {
@@ -612,8 +667,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The redeliver commands' --delivery or --since (with its filters), each well formed. */
 function redeliveryTarget(options: RedeliverOptions): RedeliveryTarget {
   if (options.delivery !== undefined && options.since === undefined) {
-    if (!UUID.test(options.delivery)) throw new CliError(`--delivery must be a delivery id (a UUID), got "${options.delivery}"`);
-    return { deliveryId: options.delivery };
+    if (!UUID.test(options.delivery))
+      throw new CliError(`--delivery must be a delivery id or a webhook-id (a UUID), got "${options.delivery}"`);
+    return { deliveryId: options.delivery, orWebhookId: true };
   }
   if (options.since === undefined || options.delivery !== undefined) throw new CliError('give exactly one of --delivery or --since');
   const since = new Date(options.since);
@@ -621,18 +677,27 @@ function redeliveryTarget(options: RedeliverOptions): RedeliveryTarget {
   return { since, environment: options.environment, agencyId: options.agency };
 }
 
-/** The outcome per delivery; a delivery named by id and not queued fails the command. */
+/**
+ * The outcome per delivery, each named by its delivery id and by the webhook-id its receiver saw
+ * (an id found in neither has no webhook-id); by id, nothing queued fails the command.
+ */
 function reportRedelivery(json: boolean, result: Redelivery, noun: string, byId: boolean): void {
-  print(json, result, () =>
+  const named = (deliveryId: string) => {
+    const webhookId = result.webhookIds[deliveryId];
+    return webhookId === undefined ? { deliveryId } : { deliveryId, webhookId };
+  };
+  const shown = ({ deliveryId, webhookId }: { deliveryId: string; webhookId?: string }) =>
+    webhookId === undefined ? deliveryId : `${deliveryId}  webhook-id ${webhookId}`;
+  const redelivered = result.redelivered.map(named);
+  const skipped = result.skipped.map((skip) => ({ ...named(skip.deliveryId), reason: skip.reason }));
+  print(json, { redelivered, skipped }, () =>
     [
-      `redelivered ${result.redelivered.length} ${noun}${result.redelivered.length > 0 ? ':' : ''}`,
-      ...result.redelivered.map((id) => `  ${id}`),
-      ...(result.skipped.length > 0
-        ? [`skipped ${result.skipped.length}:`, ...result.skipped.map((s) => `  ${s.deliveryId}  ${s.reason}`)]
-        : []),
+      `redelivered ${redelivered.length} ${noun}${redelivered.length > 0 ? ':' : ''}`,
+      ...redelivered.map((delivery) => `  ${shown(delivery)}`),
+      ...(skipped.length > 0 ? [`skipped ${skipped.length}:`, ...skipped.map((skip) => `  ${shown(skip)}  ${skip.reason}`)] : []),
     ].join('\n'),
   );
-  if (byId && result.redelivered.length === 0) process.exitCode = 1;
+  if (byId && redelivered.length === 0) process.exitCode = 1;
 }
 
 /**
@@ -659,6 +724,7 @@ async function main(argv: string[]): Promise<void> {
       error instanceof SecretsKeyError ||
       error instanceof NewerSchemaError ||
       error instanceof TokenError ||
+      error instanceof DatabaseStartTimeout ||
       (error instanceof Error && error.name === 'BackupError');
     process.stderr.write(`immogate: ${known ? messageOf(error) : `error: ${messageOf(error)}`}\n`);
     process.exitCode = 1;

@@ -52,6 +52,8 @@ export async function requestToken(wanted: WantedToken, credentials: { clientId:
         ...(wanted.scope === undefined ? {} : { scope: wanted.scope }),
       }),
       signal: AbortSignal.timeout(30_000),
+      // A redirect would carry the secret on to wherever it points.
+      redirect: 'error',
     });
   } catch (error) {
     throw new TokenError(`no immogate answers at ${wanted.url}: ${messageOf(error instanceof Error && error.cause ? error.cause : error)}`);

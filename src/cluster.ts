@@ -32,8 +32,10 @@ import { loadConfig, type Config } from './config.js';
 import { createPool } from './platform/db/pool.js';
 import { loggerFor, type Logger } from './platform/log.js';
 import { openDatabase, prepareDatabase, type Database } from './platform/db/open.js';
+import { whileAnswering } from './platform/db/liveness.js';
+import { StartWait } from './platform/db/startWait.js';
 import { setNiceness } from './platform/niceness.js';
-import { devModeMessage, ensureDemoClient, firstRunMessage, listenError, secureDataDir } from './startup.js';
+import { devModeMessage, dropUnshownClient, ensureDemoClient, firstRunMessage, listenError, secureDataDir } from './startup.js';
 
 /** A child tells the primary its server listens and/or its worker runs. */
 const READY = 'immogate:ready';
@@ -46,11 +48,10 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /** A child that lived this long did not die of its start-up: its replacement waits the shortest time. */
 const HEALTHY_MS = 60_000;
 /**
- * How much lower the worker process's priority is than the servers' (see the module comment for
- * why this much): added to the nice value they inherit, as `nice -n 10` would, so that an operator
- * who lowers the whole of immogate keeps the same share between them. 19 is the lowest there is.
+ * The worker process's priority is WORKER_NICENESS steps below the servers' (see the module
+ * comment): added to the nice value they inherit, as `nice -n 10` would, so that an operator who
+ * lowers the whole of immogate keeps the same share between them. 19 is the lowest there is.
  */
-const WORKER_NICENESS_STEP = 10;
 const LOWEST_PRIORITY = 19;
 
 // ---- the child's side (a process forked by the primary runs `immogate server`, `worker` or `start --inline-worker`) ----
@@ -90,9 +91,29 @@ function commandOf(role: Role, dev: boolean): string[] {
   return dev ? [...command, '--dev'] : command;
 }
 
-/** Database connections a child of each role may open: a pool for requests, a pool for work and the worker's LISTEN connection. */
+/**
+ * The worker's young generation is kept small: V8 grows it to 16 MB a semi-space (three times that
+ * in all) to collect less often, which a request's latency gains from and the worker does not need.
+ * Measured in the soak (`npm run bench -- --scenario soak`, 60 s): the worker's peak RSS 177 MB at
+ * V8's default, 114 MB at 4 MB, its webhook lag the same (p99 126 and 110 ms). The servers keep the
+ * default: at 4 MB, GET of one classified went 5 % slower. A flag given by the operator (in
+ * NODE_OPTIONS or on node's command line) is theirs and wins.
+ */
+const WORKER_SEMI_SPACE_MB = 4;
+
+function execArgvOf(role: Role): string[] {
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((flag) => flag.includes('semi-space'));
+  return role === 'worker' && !given ? [...process.execArgv, `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`] : process.execArgv;
+}
+
+/**
+ * Database connections a child of each role may open: a server's request pool, its health probe,
+ * its /metrics pool and the event feed's LISTEN connection; a worker's pool and its LISTEN connection.
+ */
 function connectionsOf(role: Role, poolSize: number): number {
-  return role === 'server' ? poolSize : role === 'worker' ? poolSize + 1 : 2 * poolSize + 1;
+  const server = poolSize + 3;
+  const worker = poolSize + 1;
+  return role === 'server' ? server : role === 'worker' ? worker : server + worker;
 }
 
 interface Child {
@@ -124,14 +145,19 @@ class Primary {
   /** Quick deaths in a row, per slot. */
   private readonly failures = new Map<number, number>();
   private forked = false;
-  /** Every first child reported ready once; from then on a death is a crash, not a failed start. */
+  /** Every first child reported ready once (said once, in the log). */
   private started = false;
-  /** A server listens: what is said once then has been said. */
+  /**
+   * A server listens: what is said once then has been said, and from then on a child's death,
+   * even in its start-up, is replaced rather than a failed start.
+   */
   private served = false;
   private stopping = false;
+  /** Ends the start's waits for its database when a signal comes meanwhile. */
+  private readonly aborting = new AbortController();
   private signals = 0;
   private exitCode = 0;
-  /** The sandbox client a first start created, until a process listens and it is printed. */
+  /** The sandbox client a first start created, until a process listens and it is printed (or, never printed, removed). */
   private firstRun: { clientId: string; secret: string } | undefined;
 
   constructor(
@@ -143,13 +169,17 @@ class Primary {
 
   async start(): Promise<void> {
     await secureDataDir(this.config, this.logger);
-    // The children reach it as an external database and only reconnect: the primary restarts it.
-    this.database = await openDatabase(this.config, { supervisedBy: this.logger });
+    const wait = new StartWait(this.logger, this.config.databaseStartTimeoutSeconds, this.aborting.signal);
     try {
-      await this.prepare(this.database);
+      // The children reach it as an external database and only reconnect: the primary restarts it.
+      this.database = await openDatabase(this.config, { supervisedBy: this.logger, wait });
+      await this.prepare(this.database, wait);
       await checkListenable(this.config);
     } catch (error) {
-      await this.database.close();
+      // A signal while it waited for the database: stopped as asked, not failed.
+      if (this.stopping) return this.finish();
+      await this.dropFirstRun();
+      await this.database?.close();
       throw error;
     }
     if (this.stopping) return this.finish();
@@ -167,15 +197,19 @@ class Primary {
   }
 
   /** What `immogate start` does before it serves: migrate, and the demo client of a first start. */
-  private async prepare(database: Database): Promise<void> {
+  private async prepare(database: Database, wait: StartWait): Promise<void> {
     const pool = createPool(database.url, 2);
     try {
-      const applied = await prepareDatabase(pool);
+      const applied = await wait.run('migrating', () => prepareDatabase(pool));
       if (applied.length > 0) this.logger.info({ applied }, 'migrations applied');
       // Told once the first server listens (its READY), so that its curl line works when read.
-      this.firstRun = await ensureDemoClient(pool);
-      const { rows } = await pool.query<{ max: number }>(
-        "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS max",
+      this.firstRun = await wait.run('creating the first client', () => whileAnswering(pool, () => ensureDemoClient(pool)));
+      const { rows } = await wait.run('reading max_connections', () =>
+        whileAnswering(pool, () =>
+          pool.query<{ max: number }>(
+            "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS max",
+          ),
+        ),
       );
       const wanted = this.slots.reduce((sum, role) => sum + connectionsOf(role, this.config.databasePoolSize), 0);
       if (rows[0] && wanted > rows[0].max) {
@@ -187,6 +221,12 @@ class Primary {
     } finally {
       await pool.end();
     }
+  }
+
+  /** A start that ends before any server listened removes the client whose secret it never showed (startup.ts). */
+  private async dropFirstRun(): Promise<void> {
+    if (this.firstRun && this.database) await dropUnshownClient(this.database.url, this.firstRun, this.logger);
+    this.firstRun = undefined;
   }
 
   private announceFirstRun(): void {
@@ -206,7 +246,7 @@ class Primary {
     const pid = child.process.pid;
     if (pid === undefined) return;
     try {
-      setNiceness(pid, Math.min(LOWEST_PRIORITY, os.getPriority() + WORKER_NICENESS_STEP));
+      setNiceness(pid, Math.min(LOWEST_PRIORITY, os.getPriority() + this.config.workerNiceness));
     } catch (error) {
       // Gone already (its exit is handled), or a system that refuses: the worker runs all the same.
       this.logger.warn({ err: error, pid }, 'could not lower the priority of the worker process');
@@ -217,17 +257,17 @@ class Primary {
     this.restarts.delete(slot);
     if (!this.database) throw new Error('a process was forked before the database was open');
     // The settings apply to the next fork only: each child gets the command of its role.
-    cluster.setupPrimary({ exec: process.argv[1], args: commandOf(role, this.config.dev) });
+    cluster.setupPrimary({ exec: process.argv[1], args: commandOf(role, this.config.dev), execArgv: execArgvOf(role) });
     const child = cluster.fork({ DATABASE_URL: this.database.url });
     const entry: Child = { slot, role, process: child, forkedAt: Date.now(), ready: false };
     this.children.set(child.id, entry);
-    if (role === 'worker') child.once('online', () => this.lower(child));
+    if (role === 'worker' && this.config.workerNiceness > 0) child.once('online', () => this.lower(child));
     // A message to a child that is going away fails; its exit is what counts, and is handled.
     child.on('error', (error) => this.logger.warn({ err: error, pid: child.process.pid }, `could not reach a ${role} process`));
     child.on('message', (message) => {
       if (message !== READY) return;
       entry.ready = true;
-      if (role === 'worker') this.lower(child);
+      if (role === 'worker' && this.config.workerNiceness > 0) this.lower(child);
       else this.serving();
       if (!this.started && [...this.children.values()].every((other) => other.ready) && this.children.size === this.slots.length) {
         this.started = true;
@@ -247,11 +287,12 @@ class Primary {
       if (this.children.size === 0) void this.finish();
       return;
     }
-    if (!this.started && !entry.ready) {
-      // Dying before it served once, it would die again: this is a failed start, not a crash.
+    if (!this.served && !entry.ready) {
+      // Dying before any server served, it would die again (a PORT taken, a bad setting): this is
+      // a failed start, not a crash. Once one has served, a child dying in its start-up (the
+      // database gone meanwhile, a worker still starting) is replaced as any other: nothing about
+      // the database stops what serves.
       this.logger.error({ pid, code, signal, role: entry.role }, 'a process failed to start: stopping');
-      // The secret is shown once or never: told even so, for the next start to be used with.
-      this.announceFirstRun();
       this.exitCode = 1;
       this.stop();
       return;
@@ -262,7 +303,7 @@ class Primary {
     const delay = Math.min(MAX_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** (failures - 1));
     this.logger.warn(
       { pid, code, signal, restartInMs: delay },
-      entry.ready ? `a ${entry.role} process died: starting another in its place` : 'a replacement process failed to start: trying again',
+      entry.ready ? `a ${entry.role} process died: starting another in its place` : `a ${entry.role} process failed to start: trying again`,
     );
     this.restarts.set(
       entry.slot,
@@ -279,6 +320,7 @@ class Primary {
       process.exit(1);
     }
     this.logger.info({ signal, processes: this.children.size }, 'shutting down: draining requests and jobs');
+    this.aborting.abort();
     this.stop();
   }
 
@@ -298,6 +340,7 @@ class Primary {
 
   private async finish(): Promise<void> {
     try {
+      await this.dropFirstRun();
       await this.database?.close();
     } catch (error) {
       this.logger.error({ err: error }, 'stopping the database failed');

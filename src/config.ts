@@ -13,6 +13,12 @@ import { withoutTrailingSlashes } from './platform/text.js';
 export interface Config {
   readonly host: string;
   readonly port: number;
+  /**
+   * Fastify's trustProxy: which peers' X-Forwarded-For gives `request.ip` (the address failures and
+   * limits are counted by). false: none, the peer is the client; true: any; a number: that many
+   * hops; a list: the proxies at those addresses or CIDRs.
+   */
+  readonly trustProxy: boolean | number | readonly string[];
   /** Absolute base URL clients use; the token audiences are derived from it. No trailing slash. */
   readonly publicUrl: string;
   /** Whether PUBLIC_URL was set, rather than derived from HOST and PORT: the CLI then looks up no recorded server URL. */
@@ -21,13 +27,22 @@ export interface Config {
   /** External PostgreSQL; when absent an embedded one is started under `dataDir`. */
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
+  /** What a request's database work may take (README "Deadlines"): each statement, a lock wait, a wait for a free connection. */
+  readonly databaseDeadlines: Readonly<DatabaseDeadlines>;
+  /**
+   * Seconds a start waits in all, over its steps, for a database that is unavailable (refused,
+   * unanswered, starting up) before it gives up with the reason; 0: for ever (db/startWait.ts).
+   */
+  readonly databaseStartTimeoutSeconds: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Classifieds one worker processes at once. */
   readonly workerConcurrency: number;
+  /** Nice steps the worker process of `immogate start` runs below the servers (cluster.ts). */
+  readonly workerNiceness: number;
   /** Webhook delivery attempts one worker makes at once. */
   readonly webhookConcurrency: number;
   /** Of those, the most one subscription, one agency and one receiver host take (README "Limits and fairness"). */
-  readonly webhookShares: Readonly<{ perSubscription: number; perAgency: number; perHost: number }>;
+  readonly webhookShares: Readonly<{ perSubscription: number; perAgency: number; perAgencyHost: number; perHost: number }>;
   /** Of the classifieds one worker processes at once, the most one agency's take. */
   readonly workerConcurrencyPerAgency: number;
   /** Media downloads one worker process makes at once from one host. */
@@ -47,6 +62,8 @@ export interface Config {
   /** Seconds to wait between delivery attempts. */
   readonly webhookRetrySchedule: readonly number[];
   readonly bodyLimitBytes: number;
+  /** The most bytes of an answer kept with its Idempotency-Key; a larger one is kept as its status and problem type. */
+  readonly idempotentAnswerMaxBytes: number;
   /** Bounds on slow clients: seconds to send the headers, seconds to send the body once the headers are in (uploads get more by their size), seconds a connection may sit idle (also between requests). */
   readonly httpHeadersTimeoutSeconds: number;
   readonly httpRequestTimeoutSeconds: number;
@@ -59,10 +76,26 @@ export interface Config {
   readonly secretsKey: string | undefined;
   /** Keys secrets may still be sealed with while a rotation rolls out. */
   readonly secretsKeyPrevious: readonly string[];
-  /** Failed client authentications per client id and per address (wrong ADMIN_TOKENs per address) in a window before 429. */
+  /**
+   * Failed client authentications in a window before 429: a known client's wrong secrets per
+   * client and address, unknown client ids' per address; wrong ADMIN_TOKENs per address.
+   */
   readonly authFailureLimits: Readonly<AuthFailureLimits>;
+  /** Requests a second each client may make per agency and environment on the API roots, writes and reads apart (http/quotas.ts); 0: off. */
+  readonly quotas: Readonly<QuotaRates>;
+  /** Items an agency may have waiting in each work stream (per environment); writes that would add more get 429 (http/backlog.ts); 0: off. */
+  readonly maxBacklogPerAgency: number;
+  /** Items of an agency's work stream that may wait for a worker (due, not taken); writes that would add more get 429 (http/backlog.ts); 0: off. */
+  readonly maxWaitingPerAgency: number;
+  /** Requests one server process handles at once; past it, 503 at once (http/inFlight.ts). */
+  readonly httpMaxInFlight: number;
   /** Requests per minute the expensive extension routes allow (rateLimit.ts, perMinute). */
   readonly rateLimits: Readonly<ExtensionRateLimits>;
+  /**
+   * Long polls of the event feed one server process keeps waiting at once, in all and per client
+   * id of the token; more are answered 429 rather than queued.
+   */
+  readonly eventWaiters: Readonly<EventWaiterLimits>;
   /** Seconds in-flight requests get to finish on shutdown. */
   readonly shutdownGraceSeconds: number;
   /** Below this much free space under `dataDir` (MiB), writes are refused with 507 and /ready says 503; 0: not watched. */
@@ -73,6 +106,21 @@ export interface Config {
   readonly s3: S3Config | undefined;
 }
 
+export interface DatabaseDeadlines {
+  /** A request's statement running longer is cancelled by PostgreSQL (statement_timeout), its transaction rolled back. */
+  statementTimeoutMs: number;
+  /** A request's statement waiting longer for a lock fails (lock_timeout), its transaction rolled back. */
+  lockTimeoutMs: number;
+  /** A request waits at most this long for a free connection of its pool. */
+  checkoutTimeoutMs: number;
+}
+
+/** Requests a second of each kind each client may make per agency and environment on the API roots; 0: that quota is off. */
+export interface QuotaRates {
+  writesPerSecond: number;
+  readsPerSecond: number;
+}
+
 export interface ExtensionRateLimits {
   /** POST …/classifieds/validate and POST …/listings/validate, each, per client and environment. */
   validationsPerMinute: number;
@@ -80,6 +128,11 @@ export interface ExtensionRateLimits {
   testEventsPerMinute: number;
   /** Redeliveries per client and environment (the console's), or per operator address (/admin). */
   redeliveriesPerMinute: number;
+}
+
+export interface EventWaiterLimits {
+  perServer: number;
+  perClient: number;
 }
 
 export interface S3Config {
@@ -175,6 +228,47 @@ function hostName(env: Env): string {
   return raw;
 }
 
+/** An IPv4 or IPv6 address, or one with a prefix length that fits it (CIDR). */
+function isAddressOrCidr(value: string): boolean {
+  const slash = value.indexOf('/');
+  const address = slash < 0 ? value : value.slice(0, slash);
+  const version = net.isIP(address);
+  if (version === 0) return false;
+  if (slash < 0) return true;
+  const prefix = value.slice(slash + 1);
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: off unless set, since a peer trusted without being a proxy could name any address
+ * and so escape every per-address count.
+ */
+function trustProxy(env: Env): Config['trustProxy'] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops < 1 || hops > 100) throw new ConfigError('TRUST_PROXY', `a hop count must be between 1 and 100, got ${raw}`);
+    return hops;
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !isAddressOrCidr(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `must be true, false, a hop count, or comma-separated proxy addresses or CIDRs (10.0.0.0/8), got "${bad}" in "${raw}"`,
+    );
+  }
+  return Object.freeze(entries);
+}
+
+/** TRUST_PROXY as Fastify takes it; a hop count as the function Fastify itself makes of one (its typings leave numbers out). */
+export function fastifyTrustProxy(trust: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
+}
+
 function adminToken(env: Env): string | undefined {
   const raw = env.ADMIN_TOKEN;
   if (raw === undefined || raw === '') return undefined;
@@ -246,6 +340,26 @@ function secretsKeys(env: Env): Pick<Config, 'secretsKey' | 'secretsKeyPrevious'
   return { secretsKey: current, secretsKeyPrevious: Object.freeze(previous) };
 }
 
+/**
+ * A lock wait shorter than a statement, and both well inside the HTTP deadlines: a request meets
+ * the database's refusal, rolled back, before anything gives up on it.
+ */
+function databaseDeadlines(env: Env): DatabaseDeadlines {
+  const statementTimeoutMs = integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000);
+  const lockTimeoutMs = integer(env, 'DATABASE_LOCK_TIMEOUT_MS', 2_000, 10, 600_000);
+  if (lockTimeoutMs > statementTimeoutMs) {
+    throw new ConfigError(
+      'DATABASE_LOCK_TIMEOUT_MS',
+      `must not exceed DATABASE_STATEMENT_TIMEOUT_MS (${statementTimeoutMs}), got ${lockTimeoutMs}`,
+    );
+  }
+  return Object.freeze({
+    statementTimeoutMs,
+    lockTimeoutMs,
+    checkoutTimeoutMs: integer(env, 'DATABASE_CHECKOUT_TIMEOUT_MS', 2_000, 10, 600_000),
+  });
+}
+
 /** What the command line decides rather than the environment. */
 export interface ConfigOptions {
   /** `--dev` of start, server and worker. */
@@ -264,17 +378,23 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
   return Object.freeze({
     host,
     port,
+    trustProxy: trustProxy(env),
     publicUrl: publicUrl(env, host, port),
     publicUrlGiven: env.PUBLIC_URL !== undefined && env.PUBLIC_URL !== '',
     dataDir: path.resolve(env.DATA_DIR === undefined || env.DATA_DIR === '' ? 'data' : env.DATA_DIR),
     databaseUrl: databaseUrl(env),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databaseDeadlines: databaseDeadlines(env),
+    // Longer than a database server's restart or a managed database's failover, which take minutes at worst.
+    databaseStartTimeoutSeconds: integer(env, 'DATABASE_START_TIMEOUT_SECONDS', 300, 0, 86_400),
     logLevel,
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 64, 1, 1000),
+    workerNiceness: integer(env, 'WORKER_NICENESS', 10, 0, 19),
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10000),
     webhookShares: Object.freeze({
       perSubscription: integer(env, 'WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION', 8, 1, 10000),
       perAgency: integer(env, 'WEBHOOK_CONCURRENCY_PER_AGENCY', 16, 1, 10000),
+      perAgencyHost: integer(env, 'WEBHOOK_CONCURRENCY_PER_AGENCY_HOST', 8, 1, 10000),
       perHost: integer(env, 'WEBHOOK_CONCURRENCY_PER_HOST', 16, 1, 10000),
     }),
     workerConcurrencyPerAgency: integer(env, 'WORKER_CONCURRENCY_PER_AGENCY', 16, 1, 1000),
@@ -285,6 +405,7 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
     dev: options.dev ?? false,
     webhookRetrySchedule: Object.freeze(retrySchedule(env)),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    idempotentAnswerMaxBytes: integer(env, 'IDEMPOTENT_ANSWER_MAX_BYTES', 65_536, 1024, 10_485_760),
     httpHeadersTimeoutSeconds: integer(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', 10, 1, 3600),
     httpRequestTimeoutSeconds: integer(env, 'HTTP_REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
     // Above the 60 s idle timeout of common load balancers, so they, not we, close an idle keep-alive connection.
@@ -299,10 +420,21 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
       adminTokenPerAddress: integer(env, 'ADMIN_TOKEN_FAILURES_PER_ADDRESS', 10, 1, 1_000_000),
       windowSeconds: integer(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     }),
+    quotas: Object.freeze({
+      writesPerSecond: integer(env, 'QUOTA_WRITES_PER_SECOND', 50, 0, 1_000_000),
+      readsPerSecond: integer(env, 'QUOTA_READS_PER_SECOND', 100, 0, 1_000_000),
+    }),
+    maxBacklogPerAgency: integer(env, 'MAX_BACKLOG_PER_AGENCY', 10_000, 0, 100_000_000),
+    maxWaitingPerAgency: integer(env, 'MAX_WAITING_PER_AGENCY', 1_000, 0, 100_000_000),
+    httpMaxInFlight: integer(env, 'HTTP_MAX_IN_FLIGHT', 256, 1, 1_000_000),
     rateLimits: Object.freeze({
       validationsPerMinute: integer(env, 'VALIDATIONS_PER_MINUTE', 60, 1, 1_000_000),
       testEventsPerMinute: integer(env, 'TEST_EVENTS_PER_MINUTE', 10, 1, 1_000_000),
       redeliveriesPerMinute: integer(env, 'REDELIVERIES_PER_MINUTE', 30, 1, 1_000_000),
+    }),
+    eventWaiters: Object.freeze({
+      perServer: integer(env, 'EVENT_WAITERS_PER_SERVER', 1000, 1, 1_000_000),
+      perClient: integer(env, 'EVENT_WAITERS_PER_CLIENT', 100, 1, 1_000_000),
     }),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
     minFreeDiskMb: integer(env, 'MIN_FREE_DISK_MB', 512, 0, 100_000_000),

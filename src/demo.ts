@@ -287,6 +287,8 @@ class Walk {
 function listen(onBody: (body: unknown) => void): Promise<Server> {
   const server = createServer((request, response) => {
     let text = '';
+    // A sender that goes away mid-body is no failure of the demo's; the event would crash it.
+    request.on('error', () => undefined);
     request.on('data', (chunk: Buffer) => {
       text += chunk.toString();
     });

@@ -3,12 +3,15 @@
  * client of a first start, and the messages a start prints. Apart from runtime.ts so that the
  * primary of `immogate start`, which serves nothing, does not load the HTTP server and the worker.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, type Config } from './config.js';
 import { DEMO_INTERMEDIARY, createClient } from './platform/auth/clients.js';
 import { codeOf } from './platform/caught.js';
 import { tightenDataDir } from './platform/dataDir.js';
 import { embeddedClusterExists } from './platform/db/embedded.js';
-import { inTransaction, type Pool } from './platform/db/pool.js';
+import { createPool, inTransaction, type Pool } from './platform/db/pool.js';
 import type { Logger } from './platform/log.js';
 import { keyFilePath } from './platform/secrets/sealer.js';
 
@@ -32,9 +35,9 @@ export async function secureDataDir(config: Config, logger: Logger): Promise<voi
 
 /**
  * On the first server start of a database with no client at all, creates the sandbox client a
- * new user starts with and returns its secret (shown once). CLI commands never do this: a client
- * whose secret nobody saw would be of no use. The lock keeps servers starting together from
- * creating two.
+ * new user starts with and returns its secret (shown once, once a server listens; a start that
+ * fails before removes it: dropUnshownClient). CLI commands never do this: a client whose secret
+ * nobody saw would be of no use. The lock keeps servers starting together from creating two.
  */
 export async function ensureDemoClient(pool: Pool): Promise<{ clientId: string; secret: string } | undefined> {
   return inTransaction(pool, async (client) => {
@@ -52,6 +55,57 @@ export async function ensureDemoClient(pool: Pool): Promise<{ clientId: string; 
   });
 }
 
+/**
+ * Removes the client of a first start that never served, its secret never shown: the next start
+ * then creates one and shows its secret, as a first start does. Without this, a start that failed
+ * to listen (a PORT taken) left a client whose secret nobody could learn, and no later start said
+ * anything of it. A database that is gone meanwhile keeps it: the warning names the way out.
+ */
+export async function dropUnshownClient(databaseUrl: string, demo: { clientId: string }, logger: Logger): Promise<void> {
+  const pool = createPool(databaseUrl, 1);
+  try {
+    await pool.query('DELETE FROM clients WHERE client_id = $1', [demo.clientId]);
+  } catch (error) {
+    logger.warn(
+      { err: error, clientId: demo.clientId },
+      `the sandbox client of this first start was not shown and could not be removed: immogate clients rotate-secret ${demo.clientId} gives it a secret`,
+    );
+  } finally {
+    await pool.end();
+  }
+}
+
+/** This package's command, whichever way this process was started (bin/ is two levels above dist/src/). */
+const OWN_BIN = fileURLToPath(new URL('../../bin/immogate.js', import.meta.url));
+
+function realpath(file: string): string | undefined {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How to run this immogate from the current directory, as a message prints it: `immogate` when
+ * that is what the shell finds first on PATH (npm links it into node_modules/.bin, on PATH only
+ * when the user put it there), else node and the path of this package's command from here. A
+ * checkout's `immogate` is usually not on PATH, and another immogate found there first would
+ * answer for another version.
+ */
+export function commandHere(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  const own = realpath(OWN_BIN);
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    const found = realpath(path.join(dir, 'immogate'));
+    if (found === undefined) continue;
+    if (found === own) return 'immogate';
+    break;
+  }
+  const relative = path.relative(cwd, OWN_BIN);
+  return `node ${/^[\w./-]+$/.test(relative) ? relative : `'${relative.replaceAll("'", `'\\''`)}'`}`;
+}
+
 export function firstRunMessage(config: Config, demo: { clientId: string; secret: string }): string {
   const body = JSON.stringify({
     grant_type: 'client_credentials',
@@ -67,8 +121,8 @@ export function firstRunMessage(config: Config, demo: { clientId: string; secret
     `  client_secret: ${demo.secret}`,
     'The secret is shown only now. Get a token with:',
     `  curl -s -X POST ${config.publicUrl}/oauth/token -H 'Content-Type: application/json' -d '${body}'`,
-    // Without the secret too: the command mints through this database.
-    `or, next to this server: immogate token --api caas --env sandbox --agency ${DEMO_INTERMEDIARY}`,
+    // Without the secret too: the command mints through this database (DATA_DIR is relative to here).
+    `or, from this directory: ${commandHere()} token --api caas --env sandbox --agency ${DEMO_INTERMEDIARY}`,
     '',
   ].join('\n');
 }

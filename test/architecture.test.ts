@@ -1,5 +1,6 @@
 /*
- * The import graph of src/: the platform never imports an API, no API imports another, and no
+ * The import graph of src/: the platform never imports an API, no API imports another, the
+ * platform's own parts import only their layer and those below it (PLATFORM_LAYERS), and no
  * module imports itself through others (type-only imports count: a cycle of types is still a
  * tangle a reader has to unpick). Read from the TypeScript sources, so no build layout matters.
  * And the CLI loads the server only for the commands that run one. And no statement bounds a
@@ -76,6 +77,53 @@ function apiOf(module: string): string | undefined {
   return top === 'apis' && rest.length > 0 ? api : undefined;
 }
 
+/**
+ * The layers of src/platform, bottom first (docs/architecture.md draws them): a module imports its
+ * own layer and those below, never one above. Each folder or file directly under platform/ is in
+ * exactly one.
+ */
+const PLATFORM_LAYERS: readonly { name: string; parts: readonly string[] }[] = [
+  {
+    name: 'foundations',
+    parts: ['caught.ts', 'log.ts', 'memo.ts', 'niceness.ts', 'text.ts', 'workerThreads.ts', 'catalogue.ts', 'dataDir.ts', 'diskSpace.ts'],
+  },
+  { name: 'database', parts: ['db'] },
+  { name: 'secrets', parts: ['secrets'] },
+  { name: 'records', parts: ['telemetry', 'listeners.ts'] },
+  { name: 'work', parts: ['work'] },
+  { name: 'metrics', parts: ['metrics.ts'] },
+  { name: 'http', parts: ['http'] },
+  { name: 'access', parts: ['auth', 'blobs'] },
+  { name: 'delivery', parts: ['delivery'] },
+  { name: 'feed and samples', parts: ['events', 'samples'] },
+  { name: 'plug-in point', parts: ['module.ts'] },
+  { name: 'assembly', parts: ['openapi.ts', 'operator.ts', 'backup.ts'] },
+  { name: 'console', parts: ['console'] },
+  { name: "platform's own declarations", parts: ['tasks.ts', 'sealedColumns.ts'] },
+];
+
+/** The folder or file directly under platform/ that `module` is part of (`platform/db/pool.ts` → `db`), if any. */
+function platformPartOf(module: string): string | undefined {
+  const [top, part] = module.split(path.sep);
+  return top === 'platform' ? part : undefined;
+}
+
+/** Each import inside platform/ from a layer to a higher one, naming both modules and both layers. */
+function upwardPlatformImports(graph: Map<string, string[]>): string[] {
+  const layerOf = (module: string) => PLATFORM_LAYERS.findIndex((layer) => layer.parts.includes(platformPartOf(module) as string));
+  return [...graph].flatMap(([module, targets]) => {
+    const from = layerOf(module);
+    // A part in no layer is named by the test of the layers' list.
+    if (from < 0) return [];
+    return targets
+      .filter((target) => platformPartOf(target) !== undefined && layerOf(target) > from)
+      .map(
+        (target) =>
+          `${module} (layer ${PLATFORM_LAYERS[from]?.name}) imports ${target} (layer ${PLATFORM_LAYERS[layerOf(target)]?.name}), a layer above it`,
+      );
+  });
+}
+
 describe('the import graph of src/', () => {
   const graph = importGraph();
 
@@ -105,6 +153,36 @@ describe('the import graph of src/', () => {
 
   it('has no cycle', () => {
     assert.deepEqual(cycles(graph), []);
+  });
+});
+
+describe('the layers of src/platform', () => {
+  const graph = importGraph();
+
+  it('hold every folder and file of platform/, each in one layer', () => {
+    const parts = fs
+      .readdirSync(path.join(SOURCE, 'platform'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() || entry.name.endsWith('.ts'))
+      .map((entry) => entry.name);
+    const listed = PLATFORM_LAYERS.flatMap((layer) => layer.parts);
+    assert.deepEqual(
+      parts
+        .filter((part) => !listed.includes(part))
+        .map(
+          (part) =>
+            `src/platform/${part} is in no layer: add it to PLATFORM_LAYERS in test/architecture.test.ts, in the lowest layer above everything it imports`,
+        ),
+      [],
+    );
+    assert.deepEqual(
+      listed.filter((part, index) => listed.indexOf(part) !== index || !parts.includes(part)),
+      [],
+      'each part of PLATFORM_LAYERS is listed once and exists',
+    );
+  });
+
+  it('import only their own layer and those below it', () => {
+    assert.deepEqual(upwardPlatformImports(graph), []);
   });
 });
 
@@ -169,5 +247,33 @@ function limitedSubqueriesUnderIn(): string[] {
 describe('the SQL of src/', () => {
   it('bounds no subquery under IN (...) with a LIMIT: a batch goes through a MATERIALIZED CTE', () => {
     assert.deepEqual(limitedSubqueriesUnderIn(), []);
+  });
+});
+
+/**
+ * Each emitter of src/ that an outside failure makes emit 'error' (a pg client or pool, a socket
+ * or server, a child process), as `file: name`, whose file does not listen for its 'error' as
+ * often as it makes one of that name. An 'error' event nobody listens for throws: a database
+ * killed under a start-up connection crashed the process with a stack instead of being retried.
+ */
+function emittersWithoutErrorListener(): string[] {
+  const MADE =
+    /\b(?:const|let)\s+(\w+)\s*=\s*(?:new pg\.(?:Client|Pool)\(|(?:net\.)?createServer\(|net\.(?:connect|createConnection)\(|tls\.connect\(|spawn\(|cluster\.fork\()/g;
+  const missing: string[] = [];
+  for (const file of sourceFiles(SOURCE)) {
+    const text = fs.readFileSync(file, 'utf8');
+    const made = new Map<string, number>();
+    for (const match of text.matchAll(MADE)) made.set(match[1] as string, (made.get(match[1] as string) ?? 0) + 1);
+    for (const [name, count] of made) {
+      const listened = [...text.matchAll(new RegExp(`\\b${name}\\.(?:on|once)\\('error'`, 'g'))].length;
+      if (listened < count) missing.push(`${path.relative(SOURCE, file)}: ${name}`);
+    }
+  }
+  return missing;
+}
+
+describe('the emitters of src/', () => {
+  it("each listens for its 'error': no outside failure throws from an event", () => {
+    assert.deepEqual(emittersWithoutErrorListener(), []);
   });
 });

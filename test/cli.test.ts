@@ -69,7 +69,7 @@ describe('immogate clients', () => {
   let created: TestClient;
   let plain: TestClient;
 
-  it('create prints the client_id and client_secret once, as JSON', async () => {
+  it('create --json prints the client with its clientSecret, once, in the names of the admin API', async () => {
     const output = (await cliJson([
       'clients',
       'create',
@@ -84,13 +84,11 @@ describe('immogate clients', () => {
       '--environments',
       'production,sandbox',
     ])) as Record<string, string>;
-    assert.match(output.client_id as string, /^ig_[0-9a-f]{24}$/);
-    assert.match(output.client_secret as string, /^[A-Za-z0-9_-]{43}$/);
+    assert.match(output.clientId as string, /^ig_[0-9a-f]{24}$/);
+    assert.match(output.clientSecret as string, /^[A-Za-z0-9_-]{43}$/);
     assert.match(output.createdAt as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.deepEqual(output, {
-      client_id: output.client_id,
-      client_secret: output.client_secret,
-      clientId: output.client_id,
+      clientId: output.clientId,
       name: 'Acme CRM',
       scopes: ['caas:*', 'clim:listings:read'],
       intermediaries: ['agency-a', 'agency-b'],
@@ -98,8 +96,9 @@ describe('immogate clients', () => {
       createdAt: output.createdAt,
       secretRotatedAt: null,
       disabledAt: null,
+      clientSecret: output.clientSecret,
     });
-    created = { clientId: output.client_id as string, secret: output.client_secret as string };
+    created = { clientId: output.clientId as string, secret: output.clientSecret as string };
   });
 
   it('stores only a scrypt hash of the secret', async () => {
@@ -239,19 +238,19 @@ describe('immogate clients', () => {
 
   it('rotate-secret prints a new secret; the old one stops working', async () => {
     const output = (await cliJson(['clients', 'rotate-secret', created.clientId])) as Record<string, string>;
-    assert.match(output.client_secret as string, /^[A-Za-z0-9_-]{43}$/);
+    assert.match(output.clientSecret as string, /^[A-Za-z0-9_-]{43}$/);
     assert.deepEqual(output, {
-      client_id: created.clientId,
-      client_secret: output.client_secret,
-      tokens_revoked: false,
-      console_sessions_ended: 0,
+      clientId: created.clientId,
+      clientSecret: output.clientSecret,
+      tokensRevoked: false,
+      consoleSessionsEnded: 0,
     });
-    assert.notEqual(output.client_secret, created.secret);
+    assert.notEqual(output.clientSecret, created.secret);
 
     const old = await tokenRequest(created);
     assert.equal(old.status, 401);
     assert.deepEqual(old.body, INVALID_CLIENT);
-    const rotated = { clientId: created.clientId, secret: output.client_secret as string };
+    const rotated = { clientId: created.clientId, secret: output.clientSecret as string };
     const fresh = await tokenRequest(rotated);
     assert.equal(fresh.status, 200);
     const [client] = (await listClients(server.pool)).filter((c) => c.clientId === created.clientId);
@@ -280,12 +279,12 @@ describe('immogate clients', () => {
 
     const output = (await cliJson(['clients', 'rotate-secret', created.clientId, '--revoke-tokens'])) as Record<string, unknown>;
     assert.deepEqual(output, {
-      client_id: created.clientId,
-      client_secret: output.client_secret,
-      tokens_revoked: true,
-      console_sessions_ended: 1,
+      clientId: created.clientId,
+      clientSecret: output.clientSecret,
+      tokensRevoked: true,
+      consoleSessionsEnded: 1,
     });
-    created = { clientId: created.clientId, secret: output.client_secret as string };
+    created = { clientId: created.clientId, secret: output.clientSecret as string };
     const after = (await tokenRequest(created)).body as { access_token: string };
     assert.equal((await call(after.access_token)).status, 200);
     // The server had the client's generation in memory: the newer token made it read it again.
@@ -853,20 +852,29 @@ describe('immogate url, and the server token and demo find without --url', () =>
     const second = await startTestServer(fixture.database);
     try {
       assert.notEqual(second.base, server.base);
-      assert.deepEqual(await cli(['url']), { code: 0, stdout: `${second.base}\n`, stderr: '' });
+      assert.deepEqual(await cli(['url']), {
+        code: 0,
+        stdout: `${second.base}\n`,
+        stderr: `note: servers at other URLs serve this database too (${server.base}); each refuses the tokens of the others\n`,
+      });
     } finally {
       await second.close();
     }
     assert.deepEqual(await cli(['url']), { code: 0, stdout: `${server.base}\n`, stderr: '' });
   });
 
-  it('without a recorded server: http://HOST:PORT', async () => {
+  it('without a running server: says so on stderr and exits 1, url and token alike', async () => {
     const database = await createTestDatabase();
     try {
-      assert.deepEqual(await runCli(['url'], { DATABASE_URL: database.url, PORT: '9123' }), {
-        code: 0,
-        stdout: 'http://127.0.0.1:9123\n',
-        stderr: '',
+      const none = {
+        code: 1,
+        stdout: '',
+        stderr: 'immogate: no running immogate serves this database (none is recorded): start one (immogate start), or set PUBLIC_URL\n',
+      };
+      assert.deepEqual(await runCli(['url'], { DATABASE_URL: database.url, PORT: '9123' }), none);
+      assert.deepEqual(await runCli(['token', '--api', 'caas', '--agency', 'agency-u'], { DATABASE_URL: database.url, PORT: '9123' }), {
+        ...none,
+        stderr: none.stderr.replace('set PUBLIC_URL', 'give its --url (or PUBLIC_URL)'),
       });
     } finally {
       await database.drop();

@@ -34,20 +34,26 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
   });
 }
 
+const TRUST_PROXY_FORMS = 'must be true, false, a hop count, or comma-separated proxy addresses or CIDRs (10.0.0.0/8)';
+
 describe('loadConfig', () => {
   it('defaults to loopback port 8080, ./data, info logging and an embedded database', () => {
     assert.deepEqual(loadConfig({}), {
       host: '127.0.0.1',
       port: 8080,
+      trustProxy: false,
       publicUrl: 'http://127.0.0.1:8080',
       publicUrlGiven: false,
       dataDir: path.resolve('data'),
       databaseUrl: undefined,
       databasePoolSize: 10,
+      databaseDeadlines: { statementTimeoutMs: 5000, lockTimeoutMs: 2000, checkoutTimeoutMs: 2000 },
+      databaseStartTimeoutSeconds: 300,
       logLevel: 'info',
       workerConcurrency: 64,
+      workerNiceness: 10,
       webhookConcurrency: 64,
-      webhookShares: { perSubscription: 8, perAgency: 16, perHost: 16 },
+      webhookShares: { perSubscription: 8, perAgency: 16, perAgencyHost: 8, perHost: 16 },
       workerConcurrencyPerAgency: 16,
       mediaDownloadsPerHost: 32,
       workerLeaseSeconds: 10,
@@ -56,6 +62,7 @@ describe('loadConfig', () => {
       allowPrivateTargets: false,
       webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000],
       bodyLimitBytes: 1_048_576,
+      idempotentAnswerMaxBytes: 65_536,
       httpHeadersTimeoutSeconds: 10,
       httpRequestTimeoutSeconds: 30,
       httpIdleTimeoutSeconds: 72,
@@ -65,6 +72,11 @@ describe('loadConfig', () => {
       secretsKeyPrevious: [],
       authFailureLimits: { perClient: 10, perAddress: 100, adminTokenPerAddress: 10, windowSeconds: 60 },
       rateLimits: { validationsPerMinute: 60, testEventsPerMinute: 10, redeliveriesPerMinute: 30 },
+      eventWaiters: { perServer: 1000, perClient: 100 },
+      quotas: { writesPerSecond: 50, readsPerSecond: 100 },
+      maxBacklogPerAgency: 10_000,
+      maxWaitingPerAgency: 1_000,
+      httpMaxInFlight: 256,
       shutdownGraceSeconds: 10,
       minFreeDiskMb: 512,
       adminToken: undefined,
@@ -80,6 +92,14 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ REQUEST_LOOP_WARN_MS: '60001' }), /REQUEST_LOOP_WARN_MS: must be between 0 and 60000, got 60001/);
   });
 
+  it('reads TRUST_PROXY as off, any proxy, a hop count or a list of proxies', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1' }).trustProxy, ['127.0.0.1']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '::1, 172.16.0.0/12' }).trustProxy, ['::1', '172.16.0.0/12']);
+  });
+
   it('treats empty variables as unset', () => {
     assert.deepEqual(loadConfig({ PORT: '', HOST: '', PUBLIC_URL: '', DATA_DIR: '', DATABASE_URL: '', LOG_LEVEL: '' }), loadConfig({}));
   });
@@ -88,16 +108,23 @@ describe('loadConfig', () => {
     const config = loadConfig({
       HOST: '0.0.0.0',
       PORT: '9000',
+      TRUST_PROXY: '10.0.0.0/8, 192.168.1.2,fd00::/8',
       PUBLIC_URL: 'https://api.example.com/',
       DATA_DIR: '/var/lib/immogate',
       DATABASE_URL: 'postgresql://u:p@db:5432/immogate',
       DATABASE_POOL_SIZE: '20',
+      DATABASE_STATEMENT_TIMEOUT_MS: '8000',
+      DATABASE_LOCK_TIMEOUT_MS: '1500',
+      DATABASE_CHECKOUT_TIMEOUT_MS: '3000',
+      DATABASE_START_TIMEOUT_SECONDS: '0',
       LOG_LEVEL: 'debug',
       WORKER_CONCURRENCY: '3',
+      WORKER_NICENESS: '5',
       WEBHOOK_CONCURRENCY: '7',
       WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION: '2',
       WEBHOOK_CONCURRENCY_PER_AGENCY: '4',
       WEBHOOK_CONCURRENCY_PER_HOST: '5',
+      WEBHOOK_CONCURRENCY_PER_AGENCY_HOST: '3',
       WORKER_CONCURRENCY_PER_AGENCY: '1',
       MEDIA_DOWNLOADS_PER_HOST: '6',
       WORKER_LEASE_SECONDS: '30',
@@ -105,6 +132,7 @@ describe('loadConfig', () => {
       ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '1, 2,3',
       BODY_LIMIT_BYTES: '2048',
+      IDEMPOTENT_ANSWER_MAX_BYTES: '4096',
       HTTP_HEADERS_TIMEOUT_SECONDS: '5',
       HTTP_REQUEST_TIMEOUT_SECONDS: '120',
       HTTP_IDLE_TIMEOUT_SECONDS: '30',
@@ -119,6 +147,13 @@ describe('loadConfig', () => {
       VALIDATIONS_PER_MINUTE: '120',
       TEST_EVENTS_PER_MINUTE: '5',
       REDELIVERIES_PER_MINUTE: '1000000',
+      EVENT_WAITERS_PER_SERVER: '5000',
+      EVENT_WAITERS_PER_CLIENT: '250',
+      QUOTA_WRITES_PER_SECOND: '0',
+      QUOTA_READS_PER_SECOND: '500',
+      MAX_BACKLOG_PER_AGENCY: '20000',
+      MAX_WAITING_PER_AGENCY: '500',
+      HTTP_MAX_IN_FLIGHT: '64',
       SHUTDOWN_GRACE_SECONDS: '0',
       MIN_FREE_DISK_MB: '0',
       ADMIN_TOKEN: 'an-operator-token-of-some-length',
@@ -126,15 +161,19 @@ describe('loadConfig', () => {
     assert.deepEqual(config, {
       host: '0.0.0.0',
       port: 9000,
+      trustProxy: ['10.0.0.0/8', '192.168.1.2', 'fd00::/8'],
       publicUrl: 'https://api.example.com',
       publicUrlGiven: true,
       dataDir: '/var/lib/immogate',
       databaseUrl: 'postgresql://u:p@db:5432/immogate',
       databasePoolSize: 20,
+      databaseDeadlines: { statementTimeoutMs: 8000, lockTimeoutMs: 1500, checkoutTimeoutMs: 3000 },
+      databaseStartTimeoutSeconds: 0,
       logLevel: 'debug',
       workerConcurrency: 3,
+      workerNiceness: 5,
       webhookConcurrency: 7,
-      webhookShares: { perSubscription: 2, perAgency: 4, perHost: 5 },
+      webhookShares: { perSubscription: 2, perAgency: 4, perAgencyHost: 3, perHost: 5 },
       workerConcurrencyPerAgency: 1,
       mediaDownloadsPerHost: 6,
       workerLeaseSeconds: 30,
@@ -143,6 +182,7 @@ describe('loadConfig', () => {
       allowPrivateTargets: true,
       webhookRetrySchedule: [1, 2, 3],
       bodyLimitBytes: 2048,
+      idempotentAnswerMaxBytes: 4096,
       httpHeadersTimeoutSeconds: 5,
       httpRequestTimeoutSeconds: 120,
       httpIdleTimeoutSeconds: 30,
@@ -152,6 +192,11 @@ describe('loadConfig', () => {
       secretsKeyPrevious: ['3031323334353637383961626364656630313233343536373839616263646566'],
       authFailureLimits: { perClient: 5, perAddress: 50, adminTokenPerAddress: 3, windowSeconds: 300 },
       rateLimits: { validationsPerMinute: 120, testEventsPerMinute: 5, redeliveriesPerMinute: 1_000_000 },
+      eventWaiters: { perServer: 5000, perClient: 250 },
+      quotas: { writesPerSecond: 0, readsPerSecond: 500 },
+      maxBacklogPerAgency: 20_000,
+      maxWaitingPerAgency: 500,
+      httpMaxInFlight: 64,
       shutdownGraceSeconds: 0,
       minFreeDiskMb: 0,
       adminToken: 'an-operator-token-of-some-length',
@@ -213,8 +258,14 @@ describe('loadConfig', () => {
       [{ DATABASE_URL: 'localhost:5432' }, 'DATABASE_URL', 'must use the postgres:// scheme, got "localhost:"'],
       [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL', 'must be a postgres:// URL'],
       [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE', 'must be between 1 and 1000, got 0'],
+      [{ DATABASE_STATEMENT_TIMEOUT_MS: '50' }, 'DATABASE_STATEMENT_TIMEOUT_MS', 'must be between 100 and 600000, got 50'],
+      [{ DATABASE_LOCK_TIMEOUT_MS: '6000' }, 'DATABASE_LOCK_TIMEOUT_MS', 'must not exceed DATABASE_STATEMENT_TIMEOUT_MS (5000), got 6000'],
+      [{ DATABASE_CHECKOUT_TIMEOUT_MS: 'soon' }, 'DATABASE_CHECKOUT_TIMEOUT_MS', 'must be a whole number, got "soon"'],
+      [{ DATABASE_START_TIMEOUT_SECONDS: '-1' }, 'DATABASE_START_TIMEOUT_SECONDS', 'must be a whole number, got "-1"'],
+      [{ DATABASE_START_TIMEOUT_SECONDS: '86401' }, 'DATABASE_START_TIMEOUT_SECONDS', 'must be between 0 and 86400, got 86401'],
       [{ WORKER_CONCURRENCY: 'many' }, 'WORKER_CONCURRENCY', 'must be a whole number, got "many"'],
       [{ WEBHOOK_CONCURRENCY: '0' }, 'WEBHOOK_CONCURRENCY', 'must be between 1 and 10000, got 0'],
+      [{ WORKER_NICENESS: '20' }, 'WORKER_NICENESS', 'must be between 0 and 19, got 20'],
       [{ WORKER_LEASE_SECONDS: '1' }, 'WORKER_LEASE_SECONDS', 'must be between 2 and 3600, got 1'],
       [{ DELIVERY_RETENTION_DAYS: '0' }, 'DELIVERY_RETENTION_DAYS', 'must be between 1 and 36500, got 0'],
       [{ ALLOW_PRIVATE_TARGETS: 'maybe' }, 'ALLOW_PRIVATE_TARGETS', 'must be true or false, got "maybe"'],
@@ -227,6 +278,18 @@ describe('loadConfig', () => {
       [{ VALIDATIONS_PER_MINUTE: 'lots' }, 'VALIDATIONS_PER_MINUTE', 'must be a whole number, got "lots"'],
       [{ TEST_EVENTS_PER_MINUTE: '0' }, 'TEST_EVENTS_PER_MINUTE', 'must be between 1 and 1000000, got 0'],
       [{ REDELIVERIES_PER_MINUTE: '1000001' }, 'REDELIVERIES_PER_MINUTE', 'must be between 1 and 1000000, got 1000001'],
+      [{ EVENT_WAITERS_PER_CLIENT: '0' }, 'EVENT_WAITERS_PER_CLIENT', 'must be between 1 and 1000000, got 0'],
+      [{ EVENT_WAITERS_PER_SERVER: 'all' }, 'EVENT_WAITERS_PER_SERVER', 'must be a whole number, got "all"'],
+      [{ QUOTA_WRITES_PER_SECOND: '-1' }, 'QUOTA_WRITES_PER_SECOND', 'must be a whole number, got "-1"'],
+      [{ QUOTA_READS_PER_SECOND: '1000001' }, 'QUOTA_READS_PER_SECOND', 'must be between 0 and 1000000, got 1000001'],
+      [{ MAX_BACKLOG_PER_AGENCY: 'lots' }, 'MAX_BACKLOG_PER_AGENCY', 'must be a whole number, got "lots"'],
+      [{ MAX_WAITING_PER_AGENCY: '-5' }, 'MAX_WAITING_PER_AGENCY', 'must be a whole number, got "-5"'],
+      [{ HTTP_MAX_IN_FLIGHT: '0' }, 'HTTP_MAX_IN_FLIGHT', 'must be between 1 and 1000000, got 0'],
+      [{ TRUST_PROXY: '0' }, 'TRUST_PROXY', 'a hop count must be between 1 and 100, got 0'],
+      [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY', `${TRUST_PROXY_FORMS}, got "yes" in "yes"`],
+      [{ TRUST_PROXY: '10.0.0.1,nginx' }, 'TRUST_PROXY', `${TRUST_PROXY_FORMS}, got "nginx" in "10.0.0.1,nginx"`],
+      [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY', `${TRUST_PROXY_FORMS}, got "10.0.0.0/33" in "10.0.0.0/33"`],
+      [{ TRUST_PROXY: '10.0.0.1,' }, 'TRUST_PROXY', `${TRUST_PROXY_FORMS}, got "" in "10.0.0.1,"`],
     ];
     for (const [env, variable, message] of cases) {
       it(`${Object.keys(env)[0]}=${Object.values(env)[0]}`, () => {
@@ -329,6 +392,15 @@ describe('the CLI with a bad setting', () => {
       assert.deepEqual(result, { code: 1, stdout: '', stderr: 'immogate: PORT: must be a whole number, got "abc"\n' });
     });
   }
+
+  it('stops `immogate start` on a TRUST_PROXY that is no proxy address', async () => {
+    const result = await cli(['start'], { TRUST_PROXY: '10.0.0.0/8,proxy.local' });
+    assert.deepEqual(result, {
+      code: 1,
+      stdout: '',
+      stderr: `immogate: TRUST_PROXY: ${TRUST_PROXY_FORMS}, got "proxy.local" in "10.0.0.0/8,proxy.local"\n`,
+    });
+  });
 
   it('names LOG_LEVEL too', async () => {
     const result = await cli(['start'], { LOG_LEVEL: 'loud' });

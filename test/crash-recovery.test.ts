@@ -33,6 +33,7 @@ import {
   exitedAlready,
   killLaunched,
   launch,
+  logLines,
   postmasterPid,
   stopEmbeddedLeftover,
   waitReady,
@@ -65,7 +66,8 @@ async function crashCycles(t: TestContext, killPostgresToo: boolean): Promise<vo
   servers.push(media, receiver);
   // The same port throughout: tokens name it (audience and issuer), and a client keeps its tokens across restarts.
   const port = await freePort();
-  const env = { DATA_DIR: dataDir, DATABASE_URL: undefined, ALLOW_PRIVATE_TARGETS: 'true' };
+  // LOG_LEVEL info: the restart's log says when it forked its processes (see forkedAt).
+  const env = { DATA_DIR: dataDir, DATABASE_URL: undefined, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'info' };
   const start = () => launch(['start'], port, env);
 
   let server: Immogate = start();
@@ -95,8 +97,8 @@ async function crashCycles(t: TestContext, killPostgresToo: boolean): Promise<vo
     await load.stop();
 
     server = start();
-    crashes.push({ killedAt, resumedAt: server.startedAt });
     const readyMs = await waitReady(server);
+    crashes.push({ killedAt, resumedAt: forkedAt(server) });
     if (killPostgresToo) assert.notEqual(postmasterPid(dataDir), postmaster, 'the restart started the database anew');
     else assert.equal(postmasterPid(dataDir), postmaster, 'the restart adopts the running database');
     const url = embeddedUrl(dataDir);
@@ -118,6 +120,18 @@ async function crashCycles(t: TestContext, killPostgresToo: boolean): Promise<vo
   server.child.kill('SIGTERM');
   assert.deepEqual(await server.exited, { code: 0, signal: null });
   assert.equal(postmaster !== undefined && alive(postmaster), false, 'the embedded database was stopped');
+}
+
+/**
+ * When the restarted immogate forked its server and worker, from its log: none of its processes
+ * downloads anything before. Not the launch's time: a download the killed process sent just before
+ * the kill can reach the media server (this busy process's event loop) after the new one was
+ * launched, and is still the killed process's.
+ */
+function forkedAt(server: Immogate): number {
+  const line = logLines(server).find((entry) => entry.msg === 'starting server and worker processes');
+  assert.ok(line, `no "starting server and worker processes" in the restart's log:\n${server.stdout}`);
+  return line.time as number;
 }
 
 describe('crash recovery under load', () => {

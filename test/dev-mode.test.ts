@@ -40,7 +40,8 @@ after(async () => {
   await killLaunched();
 });
 
-const REFUSED = 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow.';
+const REFUSED =
+  'refused to connect to 127.0.0.1: loopback address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true.';
 
 describe('the address policy per environment', () => {
   it('dev mode opens the sandbox only; ALLOW_PRIVATE_TARGETS both', () => {

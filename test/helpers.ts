@@ -29,6 +29,12 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 export const USER_AGENT = 'ImmogateTests/1.0.0 node/20 linux/6';
 
 /** The key-encryption key of the secrets at rest in tests (no DATA_DIR to keep a key file in). */
+/**
+ * Quotas that count every request and refuse none (a test's bursts are no client's pace), and no
+ * bound on the work waiting for a worker (most tests run none: their work waits for ever).
+ */
+export const UNREFUSING_LIMITS = { QUOTA_WRITES_PER_SECOND: '1000000', QUOTA_READS_PER_SECOND: '1000000', MAX_WAITING_PER_AGENCY: '0' };
+
 export const TEST_SECRETS_KEY = 'dGVzdC1vbmx5LWtleS1lbmNyeXB0aW9uLWtleS0zMmI';
 
 /** A webhook secret sealed as immogate stores it, with the tests' key. */
@@ -129,6 +135,9 @@ export async function startTestServer(
       SECRETS_KEY: TEST_SECRETS_KEY,
       // The event-loop guard of dev mode runs in the tests too: a request holding the loop over 50 ms is written to stderr.
       REQUEST_LOOP_WARN_MS: '50',
+      // Tests send bursts no client would: the quotas count (and announce) them all the same, and
+      // refuse none; test/hostile/quotas.test.ts and backlog.test.ts set real limits.
+      ...UNREFUSING_LIMITS,
       ...options.env,
     },
     options.config,
@@ -240,6 +249,14 @@ export async function getToken(
   });
   if (result.status !== 200) throw new Error(`token request failed: ${result.status} ${result.text}`);
   return (result.body as { access_token: string }).access_token;
+}
+
+/** A token of `client` for `intermediary` on each API's production root, by the API's short name. */
+export async function tokensOfEachApi(server: TestServer, client: TestClient, intermediary: string): Promise<Record<string, string>> {
+  const roots = { caas: '/caas/v4', clim: '/import-listings/v1', leads: '/seeker-leads/v1' };
+  const tokens: Record<string, string> = {};
+  for (const [api, root] of Object.entries(roots)) tokens[api] = await getToken(server, client, { root, intermediary });
+  return tokens;
 }
 
 /**
@@ -462,4 +479,13 @@ export function useServer(options: ServerFixtureOptions = {}): ServerFixture {
   before(() => fixture.ready());
   after(() => fixture.stop());
   return fixture;
+}
+
+/** The first line where a checked-in text differs from the one made now, to name in a failure (the whole files would bury it). */
+export function firstDifference(checkedIn: string, made: string, madeName: string): string {
+  const a = checkedIn.split('\n');
+  const b = made.split('\n');
+  const line = a.findIndex((text, i) => text !== b[i]);
+  const at = line === -1 ? a.length : line;
+  return `line ${at + 1}: checked in ${JSON.stringify(a[at] ?? '(end)')}, ${madeName} ${JSON.stringify(b[at] ?? '(end)')}`;
 }

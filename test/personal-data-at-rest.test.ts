@@ -119,7 +119,7 @@ describe('refused requests leave nothing under DATA_DIR', () => {
       email: 'seeker@example.org',
       phoneNumbers: [{ number: '+33 6 12 34 56 78' }],
       message: `Rappelez-moi, ${marker}`,
-      classifiedId: 'not-a-classified',
+      classifiedId: 'not-a-classi',
       submittedDate: '2026-11-23T10:00:00Z',
     });
     assertProblem(lead, 400, 'Bad request', 'Your request has not been validated', {

@@ -21,7 +21,8 @@ export interface Tokens {
   leads: string;
 }
 
-async function token(base: string, demo: DemoClient, root: string): Promise<string> {
+/** A sandbox token of the demo client for the API `root` of the server at `base`, asked as a client asks; the answer must be 200. */
+export async function demoToken(base: string, demo: DemoClient, root: string): Promise<string> {
   const result = await http('POST', `${base}/oauth/token`, {
     body: {
       grant_type: 'client_credentials',
@@ -37,7 +38,7 @@ async function token(base: string, demo: DemoClient, root: string): Promise<stri
 
 /** Sandbox tokens of the demo client for the classifieds and lead APIs of the server at `base`. */
 export async function tokensFor(base: string, demo: DemoClient): Promise<Tokens> {
-  return { base, caas: await token(base, demo, '/sandbox/caas/v4'), leads: await token(base, demo, '/sandbox/seeker-leads/v1') };
+  return { base, caas: await demoToken(base, demo, '/sandbox/caas/v4'), leads: await demoToken(base, demo, '/sandbox/seeker-leads/v1') };
 }
 
 function caas(tokens: Tokens, method: string, route: string, body?: unknown): Promise<HttpResult> {
@@ -318,6 +319,9 @@ export async function outstanding(url: string, receiver: Receiver): Promise<stri
     'SELECT classified_id, revision, status FROM classified_statuses',
   );
   const leads = await query<{ id: string }>(url, 'SELECT id FROM leads');
+  // A delivery the receiver heard may still be pending: its sender was killed before it recorded
+  // the answer, and the delivery goes out again (same webhook-id) once its lease ends.
+  const pending = await query<{ id: string; source: string }>(url, "SELECT id, source FROM webhook_deliveries WHERE state = 'PENDING'");
   const heard = new Set(
     receiver.received.filter((n) => n.kind === 'status').map((n) => statusKey(n.body.classifiedId, n.body.revision, n.body.status)),
   );
@@ -330,6 +334,7 @@ export async function outstanding(url: string, receiver: Receiver): Promise<stri
       .filter((row) => !heard.has(statusKey(row.classified_id, row.revision, row.status)))
       .map((row) => `webhook of ${statusKey(row.classified_id, row.revision, row.status)}`),
     ...leads.filter((row) => !notified.has(row.id)).map((row) => `notification of lead ${row.id}`),
+    ...pending.map((row) => `${row.source} delivery ${row.id}: PENDING`),
   ];
 }
 

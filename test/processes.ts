@@ -10,7 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { alive } from '../src/platform/db/embedded.js';
-import { TEST_SECRETS_KEY } from './helpers.js';
+import { TEST_SECRETS_KEY, UNREFUSING_LIMITS } from './helpers.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
@@ -33,6 +33,7 @@ export function childEnv(env: Record<string, string | undefined>): Record<string
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     SECRETS_KEY: TEST_SECRETS_KEY,
+    ...UNREFUSING_LIMITS,
     ...env,
   };
   return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
@@ -43,19 +44,20 @@ const launched: Immogate[] = [];
 /**
  * Starts `immogate <args>` listening on `port`, collecting its output. `host`: the address it
  * listens on and is reached at; `prefix`: a command it runs under (e.g. `ip netns exec <ns>`, which
- * execs it, so the child is still immogate itself).
+ * execs it, so the child is still immogate itself); `cwd`: the directory it starts in.
  */
 export function launch(
   args: string[],
   port: number,
   env: Record<string, string | undefined>,
-  options: { host?: string; prefix?: string[] } = {},
+  options: { host?: string; prefix?: string[]; cwd?: string } = {},
 ): Immogate {
   const host = options.host ?? '127.0.0.1';
   const [command, ...rest] = [...(options.prefix ?? []), process.execPath, CLI, ...args] as [string, ...string[]];
   const child = spawn(command, rest, {
     env: childEnv({ PORT: String(port), HOST: host, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: options.cwd,
   });
   const running: Immogate = {
     child,

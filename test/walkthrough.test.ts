@@ -1,23 +1,28 @@
 /*
- * The README run as written: every `sh` block, in order, in one `sh` at the root of the checkout
- * (variables carry over as in a terminal), from the Quick start on, against a server on a random
- * port (never 8080). Each answer is checked against the comment under its command: `# 202 {...}` is
- * the HTTP status of the step's last curl and the output, where `...` stands for anything. The
- * README and this test agree by construction: what the README shows is what is checked.
+ * The README and the manual under docs/ run as written: every `sh` block of a page, in order, in one
+ * `sh` of its own at the root of the checkout (variables carry over within a page, as in a terminal;
+ * each page opens with the block that sets what it needs), the README first, then docs/*.md by
+ * name, against one server on a random port (never 8080). Each answer is checked against the
+ * comment under its command: `# 202 {...}` is the HTTP status of the step's last curl and the
+ * output, where `...` stands for anything. The pages and this test agree by construction: what a
+ * page shows is what is checked.
  *
  * What the test does beyond running the commands, and only that:
  * - the servers of the Quick start (`npm start`, `npm run dev`) run in the background, with PORT
  *   a free port, DATA_DIR a temporary directory and DATABASE_URL this file's database: the
- *   environment of a user who moved them, which the README's commands find by themselves;
+ *   environment of a user who moved them, which the pages' commands find by themselves;
  * - the commands .ci/run runs instead (`npm install`, `npm test`, the package's install) are not
  *   run here, and the test checks that .ci/run runs each of them;
+ * - the README's receiver runs in the background with RECEIVER_PORT a free port, which every
+ *   page's shell is given too, as a reader gives the port they chose to both terminals;
+ * - the shells get TARGET_DATABASE_URL, an empty database for the restore of docs/operations.md
+ *   (a reader's external PostgreSQL), and a TMPDIR of this test's, removed after it;
  * - the example client's two lines take the client the first start printed (it differs per install);
  * - curl also reports each status on stderr (a wrapper that adds `-w`, nothing else);
- * - the answers' default addresses (`127.0.0.1:8080`) stand for the server's own;
+ * - the answers' default addresses (`127.0.0.1:8080`, the receiver's `127.0.0.1:3000`) stand for
+ *   the server's and the receiver's own;
  * - a read (a command without -X or -d) is polled until its answer matches, at most 30 s, as a
  *   reader polls the statuses: processing is asynchronous.
- * The receiver of the README listens on 127.0.0.1:3000 as written: the test fails, saying so, when
- * that port is taken.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -31,20 +36,30 @@ import { signatureHeaders } from '../src/platform/delivery/signing.js';
 import { createTestDatabase, freePort, REPO_ROOT, type TestDatabase } from './helpers.js';
 import { childEnv, demoClientOf } from './processes.js';
 
+/** The README, then the manual's pages by name: the order their shells run in. */
+const PAGES = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(REPO_ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 const README = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
 const CI_SCRIPT = fs.readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8');
 const EXAMPLE_CLIENT = { clientId: 'ig_bd743f8f4d58f84e37eec202', secret: 'gXwYFLe8nFvAEhcnKdMCx2kIjnTAvsOVEpJiHka-Rh4' };
 const RECEIVER_KEY = 'a-long-random-key-0123456789';
-const RECEIVER_PORT = 3000;
 const DEFAULT_ADDRESS = '127.0.0.1:8080';
+const DEFAULT_RECEIVER_ADDRESS = '127.0.0.1:3000';
 /** The Quick start's servers: started in the background, as in a terminal of their own. */
 const SERVERS = ['npm start', 'npm run dev'];
 /** Commands .ci/run runs in this test's stead (installing, the suite itself, the package). */
 const RUN_BY_CI = ['npm install', 'npm test', 'npm pack', 'npm install -g'];
 /** Sections whose every command is one of RUN_BY_CI. */
-const SECTIONS_RUN_BY_CI = ['Installing it, and the Node versions'];
+const SECTIONS_RUN_BY_CI = [{ page: 'docs/operations.md', section: 'Installing it, and the Node versions' }];
 
 interface Block {
+  page: string;
   section: string;
   language: string;
   code: string;
@@ -57,15 +72,16 @@ interface Step {
   output?: string;
 }
 
-/** Every fenced block of the README, with the `##` or `###` heading it is under. */
-function blocksOf(text: string): Block[] {
+/** Every fenced block of a page, with the `##` or `###` heading it is under. */
+function blocksOf(page: string): Block[] {
+  const text = fs.readFileSync(path.join(REPO_ROOT, page), 'utf8');
   const blocks: Block[] = [];
   let section = '';
   let fence: { language: string; lines: string[] } | undefined;
   for (const line of text.split('\n')) {
     if (fence) {
       if (line === '```') {
-        blocks.push({ section, language: fence.language, code: fence.lines.join('\n') });
+        blocks.push({ page, section, language: fence.language, code: fence.lines.join('\n') });
         fence = undefined;
       } else fence.lines.push(line);
     } else if (line.startsWith('```')) fence = { language: line.slice(3).trim(), lines: [] };
@@ -102,7 +118,7 @@ function incomplete(text: string): boolean {
 }
 
 /** The steps of a block: each command, and the expectation written under it. */
-function stepsOf(section: string, code: string): Step[] {
+function stepsOf({ page, section, code }: Block): Step[] {
   const steps: Step[] = [];
   let command: string[] = [];
   let last: Step | undefined;
@@ -111,7 +127,7 @@ function stepsOf(section: string, code: string): Step[] {
     if (command.length > 0) {
       command.push(line);
       if (!incomplete(command.join('\n'))) {
-        last = { section, command: command.join('\n') };
+        last = { section: `${page}, ${section}`, command: command.join('\n') };
         steps.push(last);
         command = [];
         expecting = true;
@@ -130,14 +146,14 @@ function stepsOf(section: string, code: string): Step[] {
     } else {
       command = [line];
       if (!incomplete(line)) {
-        last = { section, command: line };
+        last = { section: `${page}, ${section}`, command: line };
         steps.push(last);
         command = [];
         expecting = true;
       }
     }
   }
-  assert.equal(command.length, 0, `an unfinished command in ${section}: ${command.join('\n')}`);
+  assert.equal(command.length, 0, `an unfinished command in ${page}, ${section}: ${command.join('\n')}`);
   return steps;
 }
 
@@ -259,35 +275,58 @@ async function portTaken(port: number): Promise<boolean> {
   });
 }
 
-describe('the README, run as written on a random port', () => {
+/** Whether a block is one of those .ci/run runs in this test's stead. */
+function runByCi(block: Block): boolean {
+  return SECTIONS_RUN_BY_CI.some((known) => known.page === block.page && known.section === block.section);
+}
+
+/** The blocks of a page this test runs in the page's shell: its `sh` blocks but the Quick start's and CI's. */
+function runHere(block: Block): boolean {
+  return block.language === 'sh' && !(block.page === 'README.md' && block.section === 'Quick start') && !runByCi(block);
+}
+
+describe('the README and docs/, run as written on a random port', () => {
   let database: TestDatabase;
+  /** The empty database docs/operations.md restores its backup into (TARGET_DATABASE_URL). */
+  let target: TestDatabase;
   let port: number;
+  let receiverPort: number;
   let dataDir: string;
   let env: Record<string, string>;
   const servers: Background[] = [];
   let receiver: ReturnType<typeof spawn> | undefined;
   let receiverOutput = '';
   const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-walkthrough-'));
+  // The shells' mktemp: what the pages' commands leave behind goes with the test.
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-walkthrough-tmp-'));
   const receiverFile = path.join(REPO_ROOT, 'dist', 'walkthrough-receiver.mjs');
   const verifyFile = path.join(REPO_ROOT, 'dist', 'walkthrough-verify.mjs');
-  const blocks = blocksOf(README);
+  const blocks = PAGES.flatMap(blocksOf);
   let client = EXAMPLE_CLIENT;
 
   before(async () => {
     database = await createTestDatabase();
+    target = await createTestDatabase({ empty: true });
     port = await freePort();
+    receiverPort = await freePort();
     assert.notEqual(port, 8080);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-walkthrough-data-'));
     const curl = execFileSync('sh', ['-c', 'command -v curl']).toString().trim();
     fs.writeFileSync(path.join(bin, 'curl'), `#!/bin/sh\nexec ${curl} -w '%{stderr}\\n@@STATUS %{http_code}\\n' "$@"\n`, { mode: 0o755 });
     env = childEnv({
-      PATH: `${bin}:${process.env.PATH}`,
+      // Not npm's node_modules/.bin (npm test puts it first): each page puts immogate on PATH as it tells a reader to.
+      PATH: [bin, ...(process.env.PATH ?? '').split(path.delimiter).filter((dir) => !dir.endsWith(`node_modules${path.sep}.bin`))].join(
+        path.delimiter,
+      ),
       PORT: String(port),
       DATA_DIR: dataDir,
       DATABASE_URL: database.url,
       PUBLIC_URL: undefined,
       HOST: undefined,
       LOG_LEVEL: 'warn',
+      RECEIVER_PORT: String(receiverPort),
+      TARGET_DATABASE_URL: target.url,
+      TMPDIR: scratch,
     });
   });
 
@@ -295,29 +334,32 @@ describe('the README, run as written on a random port', () => {
     receiver?.kill();
     for (const server of servers) await interrupt(server);
     await database?.drop();
-    for (const dir of [bin, dataDir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await target?.drop();
+    for (const dir of [bin, dataDir, scratch]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
     for (const file of [receiverFile, verifyFile]) fs.rmSync(file, { force: true });
   });
 
   it('every command .ci/run runs instead of this test is run by .ci/run', () => {
     for (const command of RUN_BY_CI) assert.ok(CI_SCRIPT.includes(command), `.ci/run does not run ${command}`);
-    const sections = new Set(blocks.filter((block) => block.language === 'sh').map((block) => block.section));
-    for (const section of SECTIONS_RUN_BY_CI) assert.ok(sections.has(section), `no sh block in ${section}`);
-    for (const block of blocks.filter((b) => b.language === 'sh' && SECTIONS_RUN_BY_CI.includes(b.section))) {
-      for (const step of stepsOf(block.section, block.code)) {
+    for (const known of SECTIONS_RUN_BY_CI) {
+      assert.ok(
+        blocks.some((block) => block.language === 'sh' && block.page === known.page && block.section === known.section),
+        `no sh block in ${known.page}, ${known.section}`,
+      );
+    }
+    for (const block of blocks.filter((b) => b.language === 'sh' && runByCi(b))) {
+      for (const step of stepsOf(block)) {
         for (const command of withoutComment(step.command).split(/\s*&&\s*/)) {
           const known = RUN_BY_CI.some((ci) => command.startsWith(ci)) || /^mkdir |^cd |^immogate start$/.test(command);
-          assert.ok(known, `${block.section}: ${command} is run neither here nor by .ci/run`);
+          assert.ok(known, `${step.section}: ${command} is run neither here nor by .ci/run`);
         }
       }
     }
   });
 
   it('the Quick start: npm start prints the sandbox client once it listens, Ctrl-C stops it; npm run dev, then npm run demo', async () => {
-    const quickStart = blocks.filter((block) => block.language === 'sh' && block.section === 'Quick start');
-    const commands = quickStart
-      .flatMap((block) => stepsOf(block.section, block.code))
-      .flatMap((step) => withoutComment(step.command).split(/\s*&&\s*/));
+    const quickStart = blocks.filter((block) => block.language === 'sh' && block.page === 'README.md' && block.section === 'Quick start');
+    const commands = quickStart.flatMap((block) => stepsOf(block)).flatMap((step) => withoutComment(step.command).split(/\s*&&\s*/));
     assert.deepEqual(commands, ['npm install', 'npm start', 'npm run dev', 'npm run demo', 'npm test']);
     const shell = new Shell(env);
     try {
@@ -354,21 +396,21 @@ describe('the README, run as written on a random port', () => {
     }
   });
 
-  it('the receiver of the README runs, on 127.0.0.1:3000 as written', async () => {
+  it('the receiver of the README runs, on RECEIVER_PORT', async () => {
     const receivers = blocks.filter((block) => block.language === 'js' && block.code.includes('createServer'));
-    assert.equal(receivers.length, 1);
-    assert.ok(README.includes(RECEIVER_KEY));
-    assert.equal(
-      await portTaken(RECEIVER_PORT),
-      false,
-      `port ${RECEIVER_PORT}, where the README's receiver listens, is taken on this machine`,
+    assert.deepEqual(
+      receivers.map((block) => block.page),
+      ['README.md'],
     );
+    assert.ok(README.includes(RECEIVER_KEY));
     fs.writeFileSync(receiverFile, receivers[0]!.code);
-    receiver = spawn(process.execPath, [receiverFile], { env: { ...process.env, API_KEY: RECEIVER_KEY } });
+    receiver = spawn(process.execPath, [receiverFile], {
+      env: { ...process.env, API_KEY: RECEIVER_KEY, RECEIVER_PORT: String(receiverPort) },
+    });
     receiver.stdout?.on('data', (chunk: Buffer) => (receiverOutput += chunk.toString()));
     receiver.stderr?.on('data', (chunk: Buffer) => (receiverOutput += chunk.toString()));
     for (let i = 0; i < 100; i++) {
-      const listening = await fetch(`http://127.0.0.1:${RECEIVER_PORT}/`, { method: 'POST', body: '{}' }).then(
+      const listening = await fetch(`http://127.0.0.1:${receiverPort}/`, { method: 'POST', body: '{}' }).then(
         (response) => response.status,
         () => 0,
       );
@@ -378,9 +420,10 @@ describe('the README, run as written on a random port', () => {
     assert.fail(`the receiver does not answer 401 to an unsigned POST:\n${receiverOutput}`);
   });
 
-  it("the README's standardwebhooks and svix lines both verify immogate's signature, and refuse another key's", () => {
+  it("the standardwebhooks and svix lines of docs/webhooks.md both verify immogate's signature, and refuse another key's", () => {
     const [check] = blocks.filter((block) => block.language === 'js' && block.code.includes('svix'));
-    assert.ok(check, 'no js block with the svix line');
+    assert.equal(check?.page, 'docs/webhooks.md', 'no js block with the svix line in docs/webhooks.md');
+    if (check === undefined) return;
     const body = JSON.stringify({ leadId: 'e7f1c2d4-0000-4000-8000-000000000001' });
     const headers = signatureHeaders(RECEIVER_KEY, 'msg_walkthrough', body, Math.floor(Date.now() / 1000));
     const run = (key: string) => {
@@ -397,41 +440,57 @@ describe('the README, run as written on a random port', () => {
     assert.match(refused.stderr, /No matching signature found|signature/i);
   });
 
-  it('every other sh block answers as the README shows', async () => {
-    const steps = blocks
-      .filter((block) => block.language === 'sh' && block.section !== 'Quick start' && !SECTIONS_RUN_BY_CI.includes(block.section))
-      .flatMap((block) => stepsOf(block.section, block.code));
-    assert.deepEqual(
-      [...new Set(steps.map((step) => step.section))],
-      ['Walkthrough with curl', 'Walkthrough'],
-      'the sections with sh blocks (a new one must be run here, or by .ci/run)',
-    );
-    assert.ok(steps.filter((step) => step.status !== undefined).length >= 24, 'fewer checked steps than the README has');
-    const own = `127.0.0.1:${port}`;
-    const shell = new Shell(env);
-    try {
-      for (const step of steps) {
-        const command = step.command
-          .replace(`CLIENT_ID=${EXAMPLE_CLIENT.clientId}`, `CLIENT_ID=${client.clientId}`)
-          .replace(`CLIENT_SECRET=${EXAMPLE_CLIENT.secret}`, `CLIENT_SECRET=${client.secret}`);
-        const expected = step.output?.replaceAll(DEFAULT_ADDRESS, own);
-        const until = Date.now() + 30_000;
-        for (;;) {
-          const result = await shell.run(command);
-          const what = `${step.section}:\n${command}\nexit ${result.code}, status ${result.status}, output:\n${result.output}\nstderr:\n${result.stderr}`;
-          assert.equal(result.code, 0, what);
-          const answered =
-            step.status === undefined ||
-            (result.status === step.status && (expected === undefined ? result.output === '' : matches(result.output, expected)));
-          if (answered) break;
-          if (!isRead(command) || Date.now() > until) assert.fail(`expected ${step.status} ${expected ?? '(no output)'}\n${what}`);
-          await sleep(250);
-        }
-      }
-    } finally {
-      shell.close();
+  it('the pages hold the steps this test checks', () => {
+    const steps = blocks.filter(runHere).flatMap((block) => stepsOf(block));
+    assert.ok(steps.filter((step) => step.status !== undefined).length >= 35, 'fewer checked steps than the pages have');
+    for (const page of ['README.md', 'docs/getting-started.md', 'docs/webhooks.md']) {
+      assert.ok(
+        steps.some((step) => step.section.startsWith(`${page}, `)),
+        `no step of ${page}`,
+      );
     }
-    assert.match(receiverOutput, /\/leads /);
-    assert.match(receiverOutput, /\/caas\/classifieds\/[0-9a-f-]{36}\/statuses /);
+    for (const page of PAGES) {
+      const text = fs.readFileSync(path.join(REPO_ROOT, page), 'utf8');
+      assert.doesNotMatch(text, /npx immogate/, `${page}: npx immogate is slow in a checkout; the pages call immogate`);
+    }
+  });
+
+  for (const page of PAGES.filter((page) => blocks.some((block) => runHere(block) && block.page === page))) {
+    it(`${page}: every sh block answers as the page shows, in a shell of its own`, async () => {
+      const steps = blocks.filter((block) => runHere(block) && block.page === page).flatMap((block) => stepsOf(block));
+      const own = `127.0.0.1:${port}`;
+      const receiverAddress = `127.0.0.1:${receiverPort}`;
+      const shell = new Shell(env);
+      try {
+        for (const step of steps) {
+          const command = step.command
+            .replace(`CLIENT_ID=${EXAMPLE_CLIENT.clientId}`, `CLIENT_ID=${client.clientId}`)
+            .replace(`CLIENT_SECRET=${EXAMPLE_CLIENT.secret}`, `CLIENT_SECRET=${client.secret}`);
+          const expected = step.output?.replaceAll(DEFAULT_ADDRESS, own).replaceAll(DEFAULT_RECEIVER_ADDRESS, receiverAddress);
+          const until = Date.now() + 30_000;
+          for (;;) {
+            const result = await shell.run(command);
+            const what = `${step.section}:\n${command}\nexit ${result.code}, status ${result.status}, output:\n${result.output}\nstderr:\n${result.stderr}`;
+            assert.equal(result.code, 0, what);
+            const answered =
+              step.status === undefined ||
+              (result.status === step.status && (expected === undefined ? result.output === '' : matches(result.output, expected)));
+            if (answered) break;
+            if (!isRead(command) || Date.now() > until) assert.fail(`expected ${step.status} ${expected ?? '(no output)'}\n${what}`);
+            await sleep(250);
+          }
+        }
+      } finally {
+        shell.close();
+      }
+    });
+  }
+
+  it("the receiver verified the pages' status webhooks and lead notifications", async () => {
+    const until = Date.now() + 30_000;
+    while (!(/\/leads /.test(receiverOutput) && /\/caas\/classifieds\/[0-9a-f-]{36}\/statuses /.test(receiverOutput))) {
+      if (Date.now() > until) assert.fail(`the receiver got no lead or no status:\n${receiverOutput}`);
+      await sleep(100);
+    }
   });
 });

@@ -12,7 +12,7 @@ import type { Measurement } from '../driver.js';
 import { acknowledgedRate, loadAtFixedRate } from '../fixedRate.js';
 import { startCommand, stopCommand, untilReady } from '../immogateCommand.js';
 import { dropPendingJobs, pendingJobs } from '../jobs.js';
-import { CONNECTIONS, USER_AGENT, type Row, type Scenario } from './types.js';
+import { CONNECTIONS, LOAD_TEST_LIMITS, USER_AGENT, type Row, type Scenario } from './types.js';
 
 const AGENCY = 'bench-agency';
 const CAAS = '/caas/v4';
@@ -93,6 +93,7 @@ export const drain: Scenario = {
           PORT: String(port),
           ALLOW_PRIVATE_TARGETS: 'true',
           LOG_LEVEL: 'warn',
+          ...LOAD_TEST_LIMITS,
         };
         const backlogAtSpawn = await pendingJobs(context.pool, PROCESS_TASK);
         const command = startCommand(env, log, context.profileFlags());

@@ -23,8 +23,14 @@ import { CONNECTIONS, USER_AGENT, type Context, type Row, type Scenario } from '
  */
 const AGENCY = 'bench-agency';
 const TERMINAL = ['CREATED', 'CREATED_WITH_MEDIA_ERROR', 'CREATING_FAILED'];
-/** How long after the load stops every acknowledged classified has to reach its terminal status. */
-const GRACE_MS = 5_000;
+/** How long after the load stops every acknowledged classified has to reach its terminal status: the wait bound and more. */
+const GRACE_MS = 30_000;
+/**
+ * The bound of issue 33 on what waits for a worker (MAX_WAITING_PER_AGENCY, its default): the
+ * server admits what processing keeps up with, and refuses the rest with 429, so the backlog stays
+ * flat whatever the rate asked for.
+ */
+const WAIT_BOUND = { MAX_WAITING_PER_AGENCY: '1000' };
 const CALIBRATION_SECONDS = 5;
 
 function headers(token: string): Record<string, string> {
@@ -91,8 +97,9 @@ function backlogTrend(row: Row): { rise: number | undefined; rate: number; fromE
 export const ingest: Scenario = {
   name: 'ingest',
   about:
-    'POST /caas/v4/classifieds at half the max POST rate for 30 s to a server+worker child, six media each from a loopback server: POST (due time) to terminal status',
-  target: 'at half the max POST rate: backlog flat, p99 <= 250 ms (issue 25)',
+    'POST /caas/v4/classifieds at half the max POST rate for 30 s to a server+worker child with its wait bound, six media each from a loopback server: POST (due time) to terminal status of the admitted ones',
+  target:
+    'at half the max POST rate: backlog flat (issue 33: the bound on waiting work admits what processing keeps up with), p99 <= 250 ms (issue 25)',
   met(row) {
     const details = backlogTrend(row);
     // At a rate BENCH_INGEST_RATE chose, the target (half the maximum) is not what ran.
@@ -112,7 +119,7 @@ export const ingest: Scenario = {
     const chosen = Number(process.env.BENCH_INGEST_RATE ?? 0);
     const max = chosen > 0 ? { rps: chosen * 2, from: 'BENCH_INGEST_RATE' } : await maxPostRate(context);
     const rate = Math.max(1, Math.round(max.rps / 2));
-    const { dropped, loopback, immogate, stop } = await startWorkerChild(context, PROCESS_TASK, 'ingest');
+    const { dropped, loopback, immogate, stop } = await startWorkerChild(context, PROCESS_TASK, 'ingest', WAIT_BOUND);
     try {
       const token = await context.issueToken(immogate.address, { root: '/caas/v4', agency: AGENCY, scopes: ['caas:*'] });
       process.stderr.write(`ingest: ${rate} POST/s (half of ${max.rps.toFixed(0)} req/s, from ${max.from})\n`);

@@ -108,3 +108,16 @@ export interface Scenario {
 
 export const USER_AGENT = 'ImmogateBench/1.0.0 node/20 linux/6';
 export const CONNECTIONS = 50;
+
+/**
+ * What a load test turns off of immogate's limits: one client sending hundreds of requests a
+ * second is the load, not a tenant to hold to its quota, and a backlog the scenario builds on
+ * purpose (the post runs leave thousands unprocessed) is no backlog to refuse. Scenarios that
+ * measure the limits (noisy, faults) set them again.
+ */
+export const LOAD_TEST_LIMITS: Readonly<Record<string, string>> = {
+  QUOTA_WRITES_PER_SECOND: '0',
+  QUOTA_READS_PER_SECOND: '0',
+  MAX_BACKLOG_PER_AGENCY: '0',
+  MAX_WAITING_PER_AGENCY: '0',
+};

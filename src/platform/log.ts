@@ -6,9 +6,16 @@ import type { Config } from '../config.js';
 
 export type { Logger };
 
+/**
+ * Lines go to standard output as they are logged, each written before the next: pino's default
+ * writes in the background and flushes what is left when the process exits, which could put a
+ * process's last line ("stopped") before the one logged just before it, still on its way.
+ * immogate logs a few lines a minute at info (no line per request), so writing each one at once
+ * costs nothing measurable.
+ */
 export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
   const options = { level: config.logLevel, base: { service: 'immogate' } };
-  return destination === undefined ? pino(options) : pino(options, destination);
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: true }));
 }
 
 /**

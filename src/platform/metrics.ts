@@ -7,7 +7,15 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { WorkStream } from './work/stream.js';
 
 /** Why a request was turned away without being handled: README "When things fail". */
-export type RefusalReason = 'database_unavailable' | 'disk_low' | 'shutting_down';
+export type RefusalReason = 'database_unavailable' | 'database_busy' | 'database_deadline' | 'overloaded' | 'disk_low' | 'shutting_down';
+
+const REFUSAL_REASONS: readonly RefusalReason[] = [
+  'database_unavailable',
+  'database_busy',
+  'database_deadline',
+  'disk_low',
+  'shutting_down',
+];
 
 export interface Metrics {
   registry: Registry;
@@ -15,7 +23,11 @@ export interface Metrics {
   requestsRefused: Counter<'reason'>;
 }
 
-/** Prometheus metrics: HTTP by route and status, token issuance, work queue depth, process. */
+/**
+ * Prometheus metrics: HTTP by route and status, token issuance, work queue depth, process. `pool`
+ * answers the scrape's queries: a small one of its own with the probe's limits (db/limits.ts), so
+ * that a scrape takes a second at most whatever the request pool is doing.
+ */
 export function createMetrics(pool: pg.Pool, streams: readonly WorkStream<unknown>[]): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -27,12 +39,12 @@ export function createMetrics(pool: pg.Pool, streams: readonly WorkStream<unknow
   });
   const requestsRefused = new Counter({
     name: 'immogate_requests_refused_total',
-    help: 'Requests answered 503 or 507 without being handled, by reason (database_unavailable, disk_low, shutting_down)',
+    help: 'Requests answered 503 or 507 without being handled, by reason (database_unavailable, database_busy, database_deadline, overloaded, disk_low, shutting_down)',
     labelNames: ['reason'] as const,
     registers: [registry],
   });
   // Each reason shows from the first scrape, at 0: an alert on its rate needs the series to exist.
-  for (const reason of ['database_unavailable', 'disk_low', 'shutting_down'] satisfies RefusalReason[]) requestsRefused.inc({ reason }, 0);
+  for (const reason of REFUSAL_REASONS) requestsRefused.inc({ reason }, 0);
   new Gauge({
     name: 'immogate_job_queue_depth',
     help: 'Work items waiting or running, by stream and state (ready: may be claimed now; scheduled: waiting for a retry; locked: held by a worker)',

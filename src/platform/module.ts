@@ -4,9 +4,6 @@
  * runtime.ts and app.ts only iterate the modules they are given. Its CLI commands are declared apart
  * (apis/commands.ts), so that a CLI call does not load the modules.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { Config } from '../config.js';
 import type { Pool } from './db/pool.js';
 import type { DeliverySources, Redelivery, RedeliveryTarget } from './delivery/index.js';
@@ -16,12 +13,9 @@ import type { ScheduledTask } from './work/schedule.js';
 import type { WorkStream } from './work/stream.js';
 import type { ApiDescriptor } from './catalogue.js';
 import type { ApiDocs } from './http/openapiDocs.js';
+import type { ApiApp } from './http/apiApp.js';
 
-/**
- * The Fastify instance an API registers its routes on: route schemas are TypeBox schemas, so a
- * handler's request (body, params, query, headers) is typed from the very schema Ajv checks.
- */
-export type ApiApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type { ApiApp };
 
 /** What an API's routes may use: the platform's shared pieces, nothing of another API. */
 export interface ApiDependencies {
@@ -76,6 +70,10 @@ export interface CliContext {
   /** A redeliver command's common part: checks --delivery or --since and its filters, sends, reports each delivery. */
   redeliver(options: RedeliverOptions, noun: string, send: (pool: Pool, target: RedeliveryTarget) => Promise<Redelivery>): Promise<void>;
 }
+
+/** --delivery of every redeliver command. */
+export const REDELIVER_DELIVERY_OPTION =
+  'a delivery id, or a webhook-id (the webhook-id header its receiver saw): then every delivery of that message, such as a lead notified to each of its subscriptions';
 
 /** The options every redeliver command takes. */
 export interface RedeliverOptions {

@@ -16,7 +16,7 @@ import type { Logger } from './log.js';
 import { deliverySourcesOf, type ApiApp, type ApiModule } from './module.js';
 import { nullable } from './http/schemas.js';
 
-const Pipeline = Type.Object({
+export const Pipeline = Type.Object({
   streams: Type.Array(
     Type.Object({
       name: Type.String(),

@@ -195,6 +195,11 @@ describe('the served classifieds OpenAPI document', () => {
     const callback = '/paths/~1webhooks/put/callbacks/New status/{$request.body#~1url}~1classifieds~1classifiedId~1statuses/post';
     assert.deepEqual(rest, {
       '': ['security'],
+      // A classifiedId is a UUID (8-4-4-4-12), as the route schemas check.
+      '/paths/~1classifieds~1{classifiedId}/delete/parameters/0/schema': ['format', 'maxLength'],
+      '/paths/~1classifieds~1{classifiedId}/get/parameters/0/schema': ['format', 'maxLength'],
+      '/paths/~1classifieds~1{classifiedId}/put/parameters/0/schema': ['format', 'maxLength'],
+      '/paths/~1classifieds~1{classifiedId}~1statuses/get/parameters/2/schema': ['format', 'maxLength'],
       '/paths/~1classifieds/post/responses/202/headers/ETag': true,
       '/paths/~1classifieds/post/responses/413': true,
       // immogate's own operations, marked whole; they take the create's and the subscription's error answers, 413 among them.
@@ -226,7 +231,6 @@ describe('the served classifieds OpenAPI document', () => {
       '/paths/~1classifieds~1{classifiedId}/put/responses/202/headers/ETag': true,
       '/paths/~1classifieds~1{classifiedId}/put/responses/413': true,
       '/paths/~1classifieds~1{classifiedId}/delete/responses/202/headers/ETag': true,
-      '/paths/~1classifieds~1{classifiedId}~1statuses/get/parameters/2/schema': ['format'],
       '/paths/~1classifieds~1{classifiedId}~1statuses/get/parameters/7/schema': ['minimum', 'default'],
       [`${callback}/parameters/1`]: true,
       [`${callback}/parameters/2`]: true,
@@ -256,9 +260,9 @@ describe('the served classifieds OpenAPI document', () => {
       nodeAt(reference, '/paths/~1classifieds/get'),
     ]);
     assert.equal(problemTypes.length, errorAnswers.length + extensionAnswers.length);
-    // One bound for each array the request schema bounds, plus PUT /webhooks' statuses.
+    // One bound for each array the request schema bounds, plus PUT /webhooks' statuses and the statuses filters status and portal.
     const generatedBounds = JSON.stringify(classifiedSchema).split('"x-immogate-bound"').length - 1;
-    assert.equal(bounds.length, generatedBounds + 1);
+    assert.equal(bounds.length, generatedBounds + 3);
   });
 
   it('keeps the real operations, parameters, answers and content types, and shows the extensions', async () => {

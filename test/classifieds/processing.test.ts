@@ -381,12 +381,16 @@ describe('media address policy', () => {
           {
             url: `${mediaBase}/ok/ssrf.jpg`,
             status: 'DOWNLOADING_FAILED',
-            reason: 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow',
+            reason:
+              'refused to connect to 127.0.0.1: loopback address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true',
           },
         ],
       });
       const { rows } = await strict.pool.query('SELECT fetch_error FROM classified_media WHERE classified_id = $1', [id]);
-      assert.match(rows[0].fetch_error, /^refused to connect to 127\.0\.0\.1: .* address; set ALLOW_PRIVATE_TARGETS=true to allow$/);
+      assert.match(
+        rows[0].fetch_error,
+        /^refused to connect to 127\.0\.0\.1: .* address; to reach it from the sandbox, run in dev mode \(npm run dev\); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true$/,
+      );
       assert.equal(hits.get('/ok/ssrf.jpg'), undefined);
     } finally {
       await strict.close();

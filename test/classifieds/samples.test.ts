@@ -106,7 +106,8 @@ describe('sample media processed by the worker', () => {
       {
         url: `${server.base}/health`,
         status: 'DOWNLOADING_FAILED',
-        reason: 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow',
+        reason:
+          'refused to connect to 127.0.0.1: loopback address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true',
       },
     ]);
   });

@@ -304,7 +304,11 @@ describe('webhook address policy', () => {
       });
       assert.equal(result.status, 400);
       assert.deepEqual((result.body as Body).errors, [
-        { name: '/url', reason: 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow.' },
+        {
+          name: '/url',
+          reason:
+            'refused to connect to 127.0.0.1: loopback address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true.',
+        },
       ]);
     } finally {
       await strict.close();

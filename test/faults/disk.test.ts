@@ -31,6 +31,7 @@ import {
   type TestClient,
   type TestDatabase,
   type TestServer,
+  tokensOfEachApi,
   waitFor,
 } from '../helpers.js';
 
@@ -63,13 +64,7 @@ before(async () => {
     logTo: logs.stream,
   });
   client = await makeClient(server.pool, ['agency-1'], ['caas:*', 'clim:*', 'leads:*']);
-  for (const [api, root] of [
-    ['caas', '/caas/v4'],
-    ['clim', '/import-listings/v1'],
-    ['leads', '/seeker-leads/v1'],
-  ] as const) {
-    tokens[api] = await getToken(server, client, { root, intermediary: 'agency-1' });
-  }
+  Object.assign(tokens, await tokensOfEachApi(server, client, 'agency-1'));
 });
 
 after(async () => {

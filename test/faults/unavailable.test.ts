@@ -20,6 +20,7 @@ import {
   type HttpResult,
   startTestServer,
   type TestServer,
+  tokensOfEachApi,
   useServer,
   waitFor,
 } from '../helpers.js';
@@ -48,13 +49,7 @@ const LATENCY_BOUND_MS = 4_000;
 before(async () => {
   await fixture.ready();
   server = fixture.server;
-  for (const [api, root] of [
-    ['caas', '/caas/v4'],
-    ['clim', '/import-listings/v1'],
-    ['leads', '/seeker-leads/v1'],
-  ] as const) {
-    tokens[api] = await fixture.token({ root, intermediary: 'agency-1' });
-  }
+  Object.assign(tokens, await tokensOfEachApi(server, fixture.client, 'agency-1'));
   console_ = await ConsoleSession.asClient(server.base, fixture.client, 'agency-1', 'production');
 });
 

@@ -16,20 +16,28 @@
  * be exactly the answer to the same body with the text or arrays cut to one item (a body's size must
  * not change what it is told). The routes where bodies are read deeply get bodies valid to their
  * schemas with every text at its largest, and exactly written answers.
+ *
+ * Requests without a body are measured too (issue 34): 20 unknown paths pipelined on one socket
+ * without a token (15,000 characters, answered 414, and at the 4,096-byte limit, 404 or 405), a
+ * target at the limit beneath and after the query of every route of the running app, and maximal
+ * date-times, ids and cursors.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
 import { LANGUAGES } from '../../src/apis/listings/model/matrices.js';
 import { ALL_SCOPES, APIS, ENVIRONMENTS, rootPath } from '../../src/platform/catalogue.js';
+import { encodeToken } from '../../src/platform/http/cursors.js';
+import { MAX_REQUEST_TARGET_BYTES } from '../../src/platform/http/requestTarget.js';
 import { routesOf } from '../../src/platform/http/routeTable.js';
 import { realisticClassified } from '../fixtures/classifieds.js';
 import { ConsoleSession } from '../fixtures/console.js';
 import { leadRequest } from '../fixtures/leads.js';
 import { berlinRentApartment } from '../fixtures/listings.js';
-import { TRACEPARENT, USER_AGENT, type HttpResult, useServer } from '../helpers.js';
+import { TRACEPARENT, USER_AGENT, assertProblem, type HttpResult, useServer } from '../helpers.js';
 
 const ADMIN_TOKEN = 'operator-token-0123456789abcdef';
 const PROBE_INTERVAL_MS = 20;
@@ -196,7 +204,9 @@ let probe: Probe;
 const sender = new Agent({ connections: 4 });
 
 async function send(method: string, path: string, body: string, headers: Record<string, string>): Promise<HttpResult> {
-  const response = await fetch(`${fixture.server.base}${path}`, { method, headers, body, dispatcher: sender });
+  // A GET carries no body (fetch refuses one, even empty).
+  const sent = body === '' && (method === 'GET' || method === 'HEAD') ? undefined : body;
+  const response = await fetch(`${fixture.server.base}${path}`, { method, headers, body: sent, dispatcher: sender });
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -228,26 +238,50 @@ async function measured(
   make: (attempt: number) => HeavyRequest,
   check: (result: HttpResult, attempt: number) => void,
 ): Promise<void> {
+  await measuredWork(
+    route,
+    bodyName,
+    (attempt) => {
+      const { method, path, body, headers } = make(attempt);
+      assert.ok(Buffer.byteLength(body) <= fixture.server.config.bodyLimitBytes, `${bodyName} is within the body limit`);
+      return () => send(method, path, body, headers);
+    },
+    (result) => result.status,
+    check,
+  );
+}
+
+/**
+ * `measured` of any work (one request, or many pipelined on one socket): `prepare` builds it before
+ * the measuring starts, `statusOf` names its status in the figures.
+ */
+async function measuredWork<T>(
+  route: string,
+  bodyName: string,
+  prepare: (attempt: number) => () => Promise<T>,
+  statusOf: (result: T) => number,
+  check: (result: T, attempt: number) => void,
+): Promise<void> {
   const misses: string[] = [];
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     if (attempt > 1) await sleep(250);
-    const { method, path, body, headers } = make(attempt);
-    assert.ok(Buffer.byteLength(body) <= fixture.server.config.bodyLimitBytes, `${bodyName} is within the body limit`);
+    const work = prepare(attempt);
     const delay = monitorEventLoopDelay({ resolution: 10 });
     probe.start();
     await sleep(3 * PROBE_INTERVAL_MS);
     delay.enable();
     const started = performance.now();
-    const result = await send(method, path, body, headers);
+    const result = await work();
     const answerMs = performance.now() - started;
     await sleep(2 * PROBE_INTERVAL_MS);
     delay.disable();
     const worstProbeMs = await probe.stop();
     const loopDelayMaxMs = delay.max / 1e6;
     check(result, attempt);
-    const figures = `answered ${result.status} in ${answerMs.toFixed(0)} ms, worst probe ${worstProbeMs.toFixed(0)} ms, loop delay max ${loopDelayMaxMs.toFixed(0)} ms`;
+    const status = statusOf(result);
+    const figures = `answered ${status} in ${answerMs.toFixed(0)} ms, worst probe ${worstProbeMs.toFixed(0)} ms, loop delay max ${loopDelayMaxMs.toFixed(0)} ms`;
     if (worstProbeMs <= PROBE_BOUND_MS && answerMs < ANSWER_BOUND_MS) {
-      rows.push({ route, body: bodyName, status: result.status, answerMs, worstProbeMs, loopDelayMaxMs, attempts: attempt });
+      rows.push({ route, body: bodyName, status, answerMs, worstProbeMs, loopDelayMaxMs, attempts: attempt });
       return;
     }
     misses.push(`attempt ${attempt}: ${figures}`);
@@ -255,6 +289,111 @@ async function measured(
   assert.fail(
     `${route} with ${bodyName} missed a bound (probe ${PROBE_BOUND_MS} ms, answer ${ANSWER_BOUND_MS} ms) every time:\n${misses.join('\n')}`,
   );
+}
+
+// --- Pipelining -------------------------------------------------------------------------------------------
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/** The answers at the start of `data` that are whole (Content-Length or chunked), and the bytes they took. */
+function readAnswers(data: Buffer): { answers: RawAnswer[]; used: number } {
+  const answers: RawAnswer[] = [];
+  let at = 0;
+  for (;;) {
+    const end = data.indexOf('\r\n\r\n', at);
+    if (end === -1) break;
+    const [statusLine = '', ...lines] = data.toString('latin1', at, end).split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    let bodyStart = end + 4;
+    let body: Buffer;
+    if (headers['transfer-encoding'] === 'chunked') {
+      const parts: Buffer[] = [];
+      for (;;) {
+        const sizeEnd = data.indexOf('\r\n', bodyStart);
+        if (sizeEnd === -1) return { answers, used: at };
+        const size = Number.parseInt(data.toString('latin1', bodyStart, sizeEnd), 16);
+        if (data.length < sizeEnd + 2 + size + 2) return { answers, used: at };
+        parts.push(data.subarray(sizeEnd + 2, sizeEnd + 2 + size));
+        bodyStart = sizeEnd + 2 + size + 2;
+        if (size === 0) break;
+      }
+      body = Buffer.concat(parts);
+    } else {
+      const length = Number(headers['content-length'] ?? '0');
+      if (data.length < bodyStart + length) break;
+      body = data.subarray(bodyStart, bodyStart + length);
+      bodyStart += length;
+    }
+    answers.push({ status: Number(statusLine.split(' ')[1]), headers, text: body.toString('utf8') });
+    at = bodyStart;
+  }
+  return { answers, used: at };
+}
+
+/**
+ * Writes every request (whole HTTP/1.1 text, none a HEAD) at once on one new socket, as a client
+ * that pipelines does, and reads as many answers. An answer with `Connection: close` (a refused
+ * upload's) ends the socket: the requests after it are written again on a new one, as a client does.
+ */
+async function pipelined(requests: readonly string[]): Promise<RawAnswer[]> {
+  const answers: RawAnswer[] = [];
+  while (answers.length < requests.length) {
+    const read = await pipelinedOnce(requests.slice(answers.length));
+    if (read.length === 0) break;
+    answers.push(...read);
+  }
+  return answers;
+}
+
+/** The answers to `requests` written at once on one new socket, until the server ends it. */
+function pipelinedOnce(requests: readonly string[]): Promise<RawAnswer[]> {
+  const { port } = new URL(fixture.server.base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let data = Buffer.alloc(0);
+    const answers: RawAnswer[] = [];
+    socket.on('data', (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      const read = readAnswers(data);
+      answers.push(...read.answers);
+      data = data.subarray(read.used);
+      if (answers.length >= requests.length || answers.at(-1)?.headers.connection === 'close') socket.destroy();
+    });
+    // A server that closes with requests unread may reset the socket: what was answered counts.
+    socket.on('error', (error) => (answers.length > 0 ? resolve(answers) : reject(error)));
+    socket.on('close', () => resolve(answers));
+    socket.write(requests.join(''));
+  });
+}
+
+/** One request as a pipelining client writes it: no token, no body unless given. */
+function requestText(method: string, target: string, headers: Record<string, string> = {}): string {
+  const lines = [`${method} ${target} HTTP/1.1`, 'host: 127.0.0.1', `user-agent: ${USER_AGENT}`];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  if (['POST', 'PUT', 'PATCH', 'QUERY'].includes(method) && headers['content-length'] === undefined) lines.push('content-length: 0');
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** A target of exactly `bytes` bytes: `prefix` then `filler` repeated, cut to fit. */
+function targetOf(prefix: string, bytes: number, filler: string): string {
+  return prefix + fill(filler, bytes - prefix.length);
+}
+
+/** A problem answer read off a socket: ours, whole. */
+function assertRawProblem(answer: RawAnswer, status: number, members: Record<string, unknown>, where: string): void {
+  assert.equal(answer.status, status, `${where}: ${answer.text.slice(0, 300)}`);
+  assert.equal(answer.headers['content-type'], 'application/problem+json; charset=utf-8', where);
+  const instance = answer.headers.traceparent ?? '';
+  assert.match(instance, TRACEPARENT, where);
+  assert.deepEqual(JSON.parse(answer.text), { status, instance, ...members }, where);
 }
 
 /** The answer's body without its instance (the request's traceparent), after checking that it is one. */
@@ -802,6 +941,154 @@ describe('no single request holds the event loop', () => {
             },
           );
         }
+      });
+    }
+  });
+
+  describe('pipelined unknown paths without a token, 20 on one socket (issue 34: the 404 path cost 45 ms a request)', () => {
+    const PIPELINED = 20;
+    const LIMIT = MAX_REQUEST_TARGET_BYTES;
+    const TOO_LONG = {
+      type: '/problems/uri-too-long',
+      title: 'URI too long',
+      detail: `The request target (path and query) exceeds ${LIMIT} bytes`,
+    };
+    const shapes: { name: string; method?: string; target: string; answer: (target: string) => [number, Record<string, unknown>] }[] = [
+      { name: '15,000 characters in one segment', target: targetOf('/', 15_000, 'a'), answer: () => [414, TOO_LONG] },
+      { name: '15,000 characters of "/a"', target: targetOf('', 15_000, '/a'), answer: () => [414, TOO_LONG] },
+      { name: '15,000 characters under an API root', target: targetOf('/sandbox/caas/v4/', 15_000, 'a/'), answer: () => [414, TOO_LONG] },
+      ...[
+        { name: `${LIMIT} bytes in one segment`, target: targetOf('/', LIMIT, 'a') },
+        { name: `${LIMIT} bytes of "/a"`, target: targetOf('', LIMIT, '/a') },
+        { name: `${LIMIT} bytes under an API root`, target: targetOf('/sandbox/caas/v4/', LIMIT, 'a/') },
+        {
+          name: `${LIMIT} bytes beneath a route with parameters`,
+          target: targetOf('/sandbox/caas/v4/classifieds/x/statuses/', LIMIT, 'a/'),
+        },
+      ].map((shape) => ({
+        ...shape,
+        answer: (target: string): [number, Record<string, unknown>] => [
+          404,
+          { type: '/problems/not-found', title: 'Not found', detail: `No resource at GET ${target}` },
+        ],
+      })),
+      {
+        name: `a known path with another method, ${LIMIT} bytes with its query`,
+        method: 'PATCH',
+        target: targetOf('/sandbox/caas/v4/webhooks?x=', LIMIT, 'a'),
+        answer: () => [
+          405,
+          { type: '/problems/method-not-allowed', title: 'Method not allowed', detail: 'PATCH is not allowed here; allowed: DELETE, PUT' },
+        ],
+      },
+    ];
+    for (const shape of shapes) {
+      it(shape.name, async () => {
+        const method = shape.method ?? 'GET';
+        const [status, members] = shape.answer(shape.target);
+        await measuredWork(
+          `${PIPELINED} × ${method} (pipelined, no token)`,
+          shape.name,
+          () => {
+            const requests = Array.from({ length: PIPELINED }, () => requestText(method, shape.target));
+            return () => pipelined(requests);
+          },
+          (answers) => answers[0]?.status ?? 0,
+          (answers) => {
+            assert.equal(answers.length, PIPELINED);
+            for (const [i, answer] of answers.entries()) assertRawProblem(answer, status, members, `${shape.name}, answer ${i + 1}`);
+          },
+        );
+      });
+    }
+  });
+
+  describe('targets at the limit to every route, pipelined without a token (issue 34)', () => {
+    it('beneath each route and with its query at 4,096 bytes: never a 5xx, no probe over 100 ms', async () => {
+      const app = fixture.server.services.app;
+      assert.ok(app);
+      // A parameter at the router's bound of 100 characters; a wildcard gets one segment.
+      const targets = routesOf(app)
+        .filter((route) => route.method !== 'HEAD')
+        .flatMap((route) => {
+          const path = route.url.replace(/:[A-Za-z]+/g, fill('0b1bd6d4-', 100)).replace(/\*$/, 'x');
+          return [
+            { method: route.method, target: targetOf(`${path}/`, MAX_REQUEST_TARGET_BYTES, 'a/'), route: route.url },
+            { method: route.method, target: targetOf(`${path}?x=`, MAX_REQUEST_TARGET_BYTES, 'a'), route: route.url },
+          ];
+        });
+      assert.ok(targets.length > 200, `${targets.length} targets`);
+      const BATCH = 20;
+      for (let start = 0; start < targets.length; start += BATCH) {
+        const batch = targets.slice(start, start + BATCH);
+        await measuredWork(
+          `${batch.length} routes pipelined (no token)`,
+          `from ${batch[0]!.method} ${batch[0]!.route}`,
+          () => {
+            const requests = batch.map(({ method, target }) => requestText(method, target));
+            return () => pipelined(requests);
+          },
+          (answers) => Math.max(...answers.map((answer) => answer.status)),
+          (answers) => {
+            const ended = answers.length < batch.length ? batch[answers.length] : undefined;
+            assert.equal(
+              ended,
+              undefined,
+              `the server ended the socket before answering ${ended?.method} ${ended?.route}, after ${JSON.stringify(answers.at(-1)?.headers)}`,
+            );
+            for (const [i, answer] of answers.entries()) {
+              const { method, route } = batch[i]!;
+              const where = `${method} ${route} (${i % 2 === 0 ? 'beneath it' : 'its query'})`;
+              assert.ok(answer.status < 500, `${where}: ${answer.status} ${answer.text.slice(0, 300)}`);
+              if (answer.headers['content-type']?.startsWith('application/problem+json')) {
+                const body = JSON.parse(answer.text) as Record<string, unknown>;
+                assert.equal(body.status, answer.status, where);
+                assert.equal(body.instance, answer.headers.traceparent, where);
+              }
+            }
+          },
+        );
+      }
+    });
+  });
+
+  // Bounded by the schemas (maxLength on date-times, ids to their format, cursors range-checked on
+  // decode): before, the date-time held /ready 100-400 ms, the ids and cursors answered 500.
+  describe('maximal date-times, ids and cursors: 4xx at once', () => {
+    const refused = (result: HttpResult, name: string, reason: string, errorSource: string) =>
+      assertProblem(result, 400, 'Bad request', 'Your request has not been validated', { errors: [{ name, reason }], errorSource });
+
+    for (const prefix of ['/seeker-leads/v1', '/sandbox/seeker-leads/v1', '/console/api/leads']) {
+      it(`POST ${prefix}/leads with a submittedDate of 1,040,000 characters`, async () => {
+        const body = JSON.stringify(leadRequest({ submittedDate: `2026-11-22${'T'.repeat(1_040_000)}` }));
+        await sleep(50);
+        await measured(
+          `POST ${prefix}/leads`,
+          'a submittedDate of "2026-11-22" and 1,040,000 × "T"',
+          () => ({ method: 'POST', path: `${prefix}/leads`, body, headers: headersFor(`${prefix}/leads`) }),
+          (result) => refused(result, '/submittedDate', 'must NOT have more than 64 characters.', 'body'),
+        );
+      });
+    }
+
+    const uuid = '0b1bd6d4-5bd9-4f4e-9a51-1e1dc3a4b0a7';
+    const uuidReason = 'must match format "uuid".';
+    const cursorReason = 'is not a cursor this feed returned.';
+    for (const [route, path, name, reason] of [
+      ['GET /sandbox/seeker-leads/v1/leads/:leadId', `/sandbox/seeker-leads/v1/leads/urn:uuid:${uuid}`, 'leadId', uuidReason],
+      ['GET /sandbox/caas/v4/classifieds/:classifiedId', `/sandbox/caas/v4/classifieds/urn:uuid:${uuid}`, 'classifiedId', uuidReason],
+      ['GET /sandbox/caas/v4/events', `/sandbox/caas/v4/events?after=${encodeToken(`e1::0:${'9'.repeat(19)}`)}`, 'after', cursorReason],
+      ['GET /sandbox/caas/v4/events', `/sandbox/caas/v4/events?after=${encodeToken(`e1::${'9'.repeat(20)}:0`)}`, 'after', cursorReason],
+      ['GET /sandbox/caas/v4/events', `/sandbox/caas/v4/events?after=${encodeToken(`e1::0:${'9'.repeat(30)}`)}`, 'after', cursorReason],
+    ] as const) {
+      it(`${route}: ${path.slice(path.lastIndexOf('/') + 1)}`, async () => {
+        await sleep(50);
+        await measured(
+          route,
+          path,
+          () => ({ method: 'GET', path, body: '', headers: headersFor(path) }),
+          (result) => refused(result, name, reason, 'requestParameter'),
+        );
       });
     }
   });

@@ -183,6 +183,7 @@ async function besideHanging(
 const SHARES_OFF = {
   WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION: SLOTS,
   WEBHOOK_CONCURRENCY_PER_AGENCY: SLOTS,
+  WEBHOOK_CONCURRENCY_PER_AGENCY_HOST: SLOTS,
   WEBHOOK_CONCURRENCY_PER_HOST: SLOTS,
 };
 
@@ -227,14 +228,54 @@ describe('a hanging receiver holds only its share of the webhook attempts', () =
   }
 
   for (const [name, cap] of [
+    ['its share of the host holds A to 8 attempts there, and B’s webhooks go through', undefined],
+    ['without it (the host’s whole share for each agency), A takes every attempt the host gets and B waits', '16'],
+  ] as const) {
+    it(`A’s two subscriptions hang on the host B’s receiver shares: ${name}`, async (t) => {
+      // One host for both: its paths of A never answer, B's at once.
+      const tally = new InFlight();
+      const shared = await Receiver.start({ otherwise: (path) => (path.startsWith('/a') ? 'hang' : 204), tally });
+      receivers.push(shared);
+      // The host gets 16 attempts at once, an agency 8 of them; switched off, an agency all 16.
+      const s = await scene(cap === undefined ? {} : { WEBHOOK_CONCURRENCY_PER_AGENCY_HOST: cap }, ['agency-a', 'agency-b'], 2);
+      try {
+        await subscribe(s, 'agency-a', `${shared.base}/a/1`);
+        await subscribe(s, 'agency-a', `${shared.base}/a/2`);
+        await subscribe(s, 'agency-b', `${shared.base}/b`);
+        await flood(s, 'agency-a', 30);
+        const expectedHeld = cap === undefined ? 8 : 16;
+        await waitFor(
+          'A’s attempts under way',
+          async () => tally.now,
+          (n) => n === expectedHeld,
+        );
+        const latencies = await leadLatencies(s, 'agency-b', shared, 10, 20, cap === undefined ? 5_000 : 2_000);
+        const p99 = percentile(latencies, 99);
+        t.diagnostic(`B's lead webhooks: p50 ${percentile(latencies, 50)} ms, p99 ${p99} ms; A's attempts at once: at most ${tally.max}`);
+        if (cap === undefined) {
+          assert.ok(p99 <= 1_000, `B's p99 was ${p99} ms (${JSON.stringify(latencies)})`);
+          // A's attempts all hang (none has timed out yet, 10 s): each one received is one still held.
+          assert.equal(shared.received.filter((request) => request.path.startsWith('/a')).length, 8);
+        } else assert.ok(p99 > 1_000, `B's p99 was ${p99} ms`);
+      } finally {
+        await s.close();
+      }
+    });
+  }
+
+  for (const [name, cap] of [
     ['its share per host holds them to 16 attempts', undefined],
-    ['without the share per host, they take every slot', SLOTS],
+    ['without the share per host (nor an agency’s part of it), they take every slot', SLOTS],
   ] as const) {
     it(`4 agencies with 2 subscriptions each to one hanging host: ${name}`, async (t) => {
       const hanging = await receiver('hang');
       const fast = await receiver(204);
       const agencies = ['agency-a1', 'agency-a2', 'agency-a3', 'agency-a4'];
-      const s = await scene(cap === undefined ? {} : { WEBHOOK_CONCURRENCY_PER_HOST: cap }, [...agencies, 'agency-b'], 1);
+      const s = await scene(
+        cap === undefined ? {} : { WEBHOOK_CONCURRENCY_PER_HOST: cap, WEBHOOK_CONCURRENCY_PER_AGENCY_HOST: cap },
+        [...agencies, 'agency-b'],
+        1,
+      );
       try {
         for (const agency of agencies) {
           await subscribe(s, agency, `${hanging.base}/${agency}/1`);

@@ -150,3 +150,25 @@ describe('mutation check: the same guesses with the throttle switched off (ADMIN
     assert.equal((await operatorSignIn(unthrottled, ADMIN_TOKEN)).status, 200);
   });
 });
+
+describe('behind a trusted proxy (TRUST_PROXY=127.0.0.1): wrong ADMIN_TOKENs count against the address the proxy names', () => {
+  const proxied = useServer({ env: { ADMIN_TOKEN, TRUST_PROXY: '127.0.0.1' } });
+  const viaProxy = (from: string, token: string) =>
+    http('GET', `${proxied.server.base}/admin/clients`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': from } });
+
+  it("10 wrong tokens from one address lock that address out, not the operator's", async () => {
+    await proxied.ready();
+    for (let i = 0; i < 10; i++) assertWrongOnAdmin(await viaProxy('203.0.113.66', `guess-${i}`));
+    assertLocked(await viaProxy('203.0.113.66', ADMIN_TOKEN));
+    const operator = await viaProxy('198.51.100.7', ADMIN_TOKEN);
+    assert.equal(operator.status, 200, operator.text);
+    const { rows } = await proxied.server.pool.query("SELECT key, failures FROM auth_failures WHERE kind = 'operator'");
+    assert.deepEqual(rows, [{ key: '203.0.113.66', failures: 10 }]);
+  });
+
+  it('without the proxy header the peer itself is the address, as before', async () => {
+    await proxied.server.pool.query('DELETE FROM auth_failures');
+    const direct = await http('GET', `${proxied.server.base}/admin/clients`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    assert.equal(direct.status, 200, direct.text);
+  });
+});

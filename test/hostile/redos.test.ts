@@ -7,8 +7,11 @@
  * - every `pattern` (and `patternProperties` name) of the schemas of every route of the running app
  *   and of the shared schemas they refer to: Ajv compiles them into RegExps applied to the body,
  *   query, parameters and headers;
- * - the regular expressions behind every ajv-formats format those schemas use, read from
- *   ajv-formats' own source, as our Ajv instances (platform/http/validation.ts) add them all.
+ * - every format our Ajv instances (platform/http/validation.ts) register: exactly the checkers
+ *   of platform/http/formats.ts, whose own regular expressions are src/ literals, each refusing a
+ *   value past its length bound before any of them runs; and the ajv-formats regular expression
+ *   the email checker delegates to, read from ajv-formats' own source. A schema's format
+ *   that is not registered fails.
  * Some of these never see client text (a regex on our own config), and are checked all the same:
  * telling them apart by review is what this test replaces.
  */
@@ -18,7 +21,9 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { check, type Diagnostics } from 'recheck';
 import ts from 'typescript';
+import { FORMAT_BOUNDS, FORMATS } from '../../src/platform/http/formats.js';
 import { routesOf } from '../../src/platform/http/routeTable.js';
+import { newAjv } from '../../src/platform/http/validation.js';
 import { FORMER_BARE_DOMAIN, FORMER_EMAIL } from '../fixtures/rule21.js';
 import { REPO_ROOT, useServer } from '../helpers.js';
 
@@ -276,15 +281,37 @@ describe('regular expressions on client text run in linear time (recheck)', () =
     assert.deepEqual(await unsafe(schemaPatterns), []);
   });
 
-  it('the regular expressions of every ajv-formats format the schemas use are safe', async () => {
-    const byFormat = formatRegexes();
+  it('every format the schemas use is one of ours, and the regular expressions each runs are safe', async () => {
     assert.ok(formats.size >= 3, `only ${[...formats.keys()].join(', ')} used`);
-    const found: Found[] = [];
-    for (const [format, where] of formats) {
-      const regexes = byFormat.get(format);
-      assert.ok(regexes !== undefined, `${where}: "${format}" is not an ajv-formats format`);
-      found.push(...regexes);
+    for (const part of ['body', 'text'] as const) {
+      const registered = newAjv(part).formats;
+      assert.deepEqual(Object.keys(registered).sort(), Object.keys(FORMATS).sort(), `the ${part} instance registers only our formats`);
+      for (const [name, check] of Object.entries(FORMATS)) assert.equal(registered[name], check, `${part}: ${name} is our checker`);
     }
+    for (const [format, where] of formats) assert.ok(Object.hasOwn(FORMATS, format), `${where}: "${format}" is not one of our formats`);
+    // The ajv-formats checks ours delegate to, on values no longer than their bounds.
+    const byFormat = formatRegexes();
+    const found = byFormat.get('email') ?? [];
+    assert.ok(found.length >= 1, 'the email regular expression of ajv-formats is found');
     assert.deepEqual(await unsafe(found), []);
+  });
+
+  it('each format refuses a value past its bound at once, whatever it holds', () => {
+    const filler: Record<string, string> = {
+      date: `2026-11-22${'0'.repeat(1_000_000)}`,
+      'date-time': `2026-11-22${'T'.repeat(1_040_000)}`,
+      'iso-date-time': `2026-11-22${'T'.repeat(1_040_000)}`,
+      uuid: `urn:uuid:${'0'.repeat(1_000_000)}`,
+      uri: `https://example.com/${'a'.repeat(1_000_000)}`,
+      email: `${'a'.repeat(1_000_000)}@example.com`,
+    };
+    for (const [name, check] of Object.entries(FORMATS)) {
+      const value = filler[name];
+      assert.ok(value !== undefined, `a long value for ${name}`);
+      const started = performance.now();
+      assert.equal(check(value), false, name);
+      assert.ok(performance.now() - started < 5, `${name} took ${performance.now() - started} ms`);
+      assert.ok(value.length > FORMAT_BOUNDS[name as keyof typeof FORMAT_BOUNDS]);
+    }
   });
 });

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac, createPublicKey, randomUUID } from 'node:crypto';
-import { before, describe, it } from 'node:test';
+import { before, beforeEach, describe, it } from 'node:test';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { KeyStore } from '../../src/platform/auth/keys.js';
 import { sealerFor } from '../../src/platform/secrets/sealer.js';
@@ -138,16 +138,19 @@ describe('forged tokens are refused with 401', () => {
   it('another issuer', async () => {
     assertRefused(
       await call(await serverSigned({ iss: 'https://elsewhere.example' })),
-      'the token is invalid (unexpected "iss" claim value)',
+      `the token's issuer is https://elsewhere.example, expected ${server.base}`,
     );
   });
 
   it('another audience: another API, or the same API in the other environment', async () => {
     const leads = await getToken(server, client, { root: '/seeker-leads/v1', intermediary: 'agency-1' });
-    assertRefused(await call(leads), `the token's audience is not ${server.base}${ROOT}`);
+    assertRefused(await call(leads), `the token's audience is ${server.base}/seeker-leads/v1, expected ${server.base}${ROOT}`);
     const sandbox = await getToken(server, client, { root: '/sandbox/caas/v4', intermediary: 'agency-1' });
-    assertRefused(await call(sandbox), `the token's audience is not ${server.base}${ROOT}`);
-    assertRefused(await call(valid, '/sandbox/caas/v4'), `the token's audience is not ${server.base}/sandbox/caas/v4`);
+    assertRefused(await call(sandbox), `the token's audience is ${server.base}/sandbox/caas/v4, expected ${server.base}${ROOT}`);
+    assertRefused(
+      await call(valid, '/sandbox/caas/v4'),
+      `the token's audience is ${server.base}${ROOT}, expected ${server.base}/sandbox/caas/v4`,
+    );
   });
 
   it('expired', async () => {
@@ -200,8 +203,9 @@ describe('forged tokens are refused with 401', () => {
 });
 
 describe('guessing secrets at the token endpoint', () => {
-  function tokenRequest(clientId: string, secret: string) {
+  function tokenRequest(clientId: string, secret: string, headers: Record<string, string> = {}) {
     return http('POST', `${server.base}/oauth/token`, {
+      headers,
       body: {
         grant_type: 'client_credentials',
         client_id: clientId,
@@ -236,14 +240,39 @@ describe('guessing secrets at the token endpoint', () => {
     assert.equal((await tokenRequest(victim.clientId, victim.secret)).status, 200);
   });
 
-  it('beyond the per-address limit (30 here) every client id from that address gets 429', async () => {
+  it('beyond the per-address limit (30 here) unknown client ids from that address get 429; a known client there is still served', async () => {
     await server.pool.query('DELETE FROM auth_failures');
     for (let i = 0; i < 30; i++) assert.equal((await tokenRequest(`ig_made_up_${i}`, 'x')).status, 401);
-    const locked = await tokenRequest(client.clientId, client.secret);
+    const locked = await tokenRequest('ig_made_up_30', 'x');
     assert.equal(locked.status, 429);
     assert.equal((locked.body as { error: string }).error, 'temporarily_unavailable');
-    await server.pool.query('DELETE FROM auth_failures');
     assert.equal((await tokenRequest(client.clientId, client.secret)).status, 200);
+    await server.pool.query('DELETE FROM auth_failures');
+    assert.equal((await tokenRequest('ig_made_up_30', 'x')).status, 401);
+  });
+
+  it("a known client's wrong secrets never refuse another client's right secret from the same address", async () => {
+    await server.pool.query('DELETE FROM auth_failures');
+    // Forty wrong secrets from this address, past its thirty, ten for each of four known clients.
+    for (let c = 0; c < 4; c++) {
+      const guessed = await makeClient(server.pool, ['agency-1'], ['caas:*']);
+      for (let i = 0; i < 11; i++) assert.equal((await tokenRequest(guessed.clientId, `guess-${i}`)).status, i < 10 ? 401 : 429);
+    }
+    assert.equal((await tokenRequest(client.clientId, client.secret)).status, 200);
+    assert.equal((await tokenRequest('ig_made_up_after', 'x')).status, 401);
+  });
+
+  it('a forged X-Forwarded-For from a peer that is no trusted proxy (TRUST_PROXY off) escapes no count', async () => {
+    await server.pool.query('DELETE FROM auth_failures');
+    const request = (clientId: string, secret: string, i: number) =>
+      tokenRequest(clientId, secret, { 'x-forwarded-for': `198.51.100.${i % 250}` });
+    for (let i = 0; i < 30; i++) assert.equal((await request(`ig_forged_${i}`, 'x', i)).status, 401);
+    assert.equal((await request('ig_forged_30', 'x', 30)).status, 429);
+    await server.pool.query('DELETE FROM auth_failures');
+    const victim = await makeClient(server.pool, ['agency-1'], ['caas:*']);
+    for (let i = 0; i < 10; i++) assert.equal((await request(victim.clientId, 'wrong', i)).status, 401);
+    assert.equal((await request(victim.clientId, victim.secret, 10)).status, 429);
+    await server.pool.query('DELETE FROM auth_failures');
   });
 
   it('the count is in the database: another process on the same database refuses too', async () => {
@@ -264,5 +293,50 @@ describe('guessing secrets at the token endpoint', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('behind a trusted proxy (TRUST_PROXY=127.0.0.1): failures are counted per client address', () => {
+  const proxied = useServer({
+    env: { TRUST_PROXY: '127.0.0.1', AUTH_FAILURES_PER_ADDRESS: '30' },
+    client: { intermediaries: ['agency-1'], scopes: ['caas:*'] },
+  });
+  const ATTACKER = '203.0.113.66';
+  const OTHER = '198.51.100.7';
+
+  function viaProxy(from: string, clientId: string, secret: string) {
+    const base = proxied.server.base;
+    return http('POST', `${base}/oauth/token`, {
+      headers: { 'x-forwarded-for': from },
+      body: {
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: secret,
+        audience: base + ROOT,
+        intermediary_id: 'agency-1',
+      },
+    });
+  }
+
+  beforeEach(async () => {
+    await proxied.ready();
+    await proxied.server.pool.query('DELETE FROM auth_failures');
+  });
+
+  it("101 wrong secrets for a client lock out that client from the attacker's address only", async () => {
+    const victim = await makeClient(proxied.server.pool, ['agency-1'], ['caas:*']);
+    for (let i = 0; i < 101; i++) assert.equal((await viaProxy(ATTACKER, victim.clientId, `guess-${i}`)).status, i < 10 ? 401 : 429);
+    assert.equal((await viaProxy(ATTACKER, victim.clientId, victim.secret)).status, 429);
+    assert.equal((await viaProxy(OTHER, victim.clientId, victim.secret)).status, 200);
+    assert.equal((await viaProxy(ATTACKER, proxied.client.clientId, proxied.client.secret)).status, 200);
+    assert.equal((await viaProxy(OTHER, proxied.client.clientId, proxied.client.secret)).status, 200);
+  });
+
+  it("unknown client ids lock out the attacker's address for unknown ids, nobody else", async () => {
+    for (let i = 0; i < 30; i++) assert.equal((await viaProxy(ATTACKER, `ig_made_up_${i}`, 'x')).status, 401);
+    assert.equal((await viaProxy(ATTACKER, 'ig_made_up_30', 'x')).status, 429);
+    assert.equal((await viaProxy(OTHER, 'ig_made_up_30', 'x')).status, 401);
+    assert.equal((await viaProxy(OTHER, proxied.client.clientId, proxied.client.secret)).status, 200);
+    assert.equal((await viaProxy(ATTACKER, proxied.client.clientId, proxied.client.secret)).status, 200);
   });
 });

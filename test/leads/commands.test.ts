@@ -96,7 +96,7 @@ describe('immogate leads redeliver', () => {
     try {
       const result = await cli(['leads', 'redeliver', '--since', since, '--json']);
       assert.deepEqual([result.code, result.stderr], [0, '']);
-      assert.deepEqual(JSON.parse(result.stdout), { redelivered: [failed.id], skipped: [] });
+      assert.deepEqual(JSON.parse(result.stdout), { redelivered: [{ deliveryId: failed.id, webhookId: leadId }], skipped: [] });
       await waitFor(
         'the redelivery',
         async () => received,
@@ -114,7 +114,7 @@ describe('immogate leads redeliver', () => {
     const result = await cli(['leads', 'redeliver', '--delivery', unknown]);
     assert.deepEqual(result, {
       code: 1,
-      stdout: `redelivered 0 notification(s)\nskipped 1:\n  ${unknown}  no lead notification has this id\n`,
+      stdout: `redelivered 0 notification(s)\nskipped 1:\n  ${unknown}  no lead notification has this id or webhook-id\n`,
       stderr: '',
     });
   });
@@ -127,6 +127,9 @@ describe('immogate leads redeliver', () => {
       usage('give exactly one of --delivery or --since'),
     );
     assert.deepEqual(await cli(['leads', 'redeliver', '--since', 'yesterday']), usage('--since must be an ISO 8601 time, got "yesterday"'));
-    assert.deepEqual(await cli(['leads', 'redeliver', '--delivery', 'abc']), usage('--delivery must be a delivery id (a UUID), got "abc"'));
+    assert.deepEqual(
+      await cli(['leads', 'redeliver', '--delivery', 'abc']),
+      usage('--delivery must be a delivery id or a webhook-id (a UUID), got "abc"'),
+    );
   });
 });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, it } from 'node:test';
 import { assertProblem as problem, getToken, http, makeClient, type HttpResult, type TestServer, useServer } from '../helpers.js';
+import { LOCAL_DATE_TIME_PATTERN } from '../../src/platform/http/formats.js';
 
 type Body = Record<string, any>;
 
@@ -196,12 +197,18 @@ describe('POST /leads: createLeadRequest, rule by rule', () => {
     [
       'submittedDate a date only',
       validLead({ submittedDate: '2024-05-01' }),
-      [{ name: '/submittedDate', reason: 'must match format "iso-date-time".' }],
+      [
+        { name: '/submittedDate', reason: `must match pattern "${LOCAL_DATE_TIME_PATTERN}".` },
+        { name: '/submittedDate', reason: 'must match format "iso-date-time".' },
+      ],
     ],
     [
       'submittedDate not a date',
       validLead({ submittedDate: 'yesterday at ten' }),
-      [{ name: '/submittedDate', reason: 'must match format "iso-date-time".' }],
+      [
+        { name: '/submittedDate', reason: `must match pattern "${LOCAL_DATE_TIME_PATTERN}".` },
+        { name: '/submittedDate', reason: 'must match format "iso-date-time".' },
+      ],
     ],
     ['an unknown member', validLead({ budget: 300000 }), [{ name: '/budget', reason: 'must NOT have additional properties: budget.' }]],
   ];

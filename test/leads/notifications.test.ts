@@ -367,6 +367,7 @@ describe('subscription changes and pending notifications', () => {
     assert.deepEqual(await redeliverLeadNotifications(server.pool, { deliveryId: delivery!.id }), {
       redelivered: [delivery!.id],
       skipped: [],
+      webhookIds: { [delivery!.id]: lead.metadata.leadId },
     });
     await waitFor(
       'the redelivery',
@@ -411,14 +412,20 @@ describe('redeliverLeadNotifications (immogate leads redeliver)', () => {
     assert.deepEqual(await redeliverLeadNotifications(server.pool, { since: new Date(Date.now() + 60_000) }), {
       redelivered: [],
       skipped: [],
+      webhookIds: {},
     });
     assert.deepEqual(await redeliverLeadNotifications(server.pool, { since, agencyId: 'agency-redeliver', environment: 'sandbox' }), {
       redelivered: [],
       skipped: [],
+      webhookIds: {},
     });
 
     const result = await redeliverLeadNotifications(server.pool, { since, agencyId: 'agency-redeliver', environment: 'production' });
-    assert.deepEqual(result, { redelivered: [idOf(back)], skipped: [{ deliveryId: idOf(off), reason: 'its subscription is INACTIVE' }] });
+    assert.deepEqual(result, {
+      redelivered: [idOf(back)],
+      skipped: [{ deliveryId: idOf(off), reason: 'its subscription is INACTIVE' }],
+      webhookIds: { [idOf(back)]: leadId, [idOf(off)]: leadId },
+    });
     await waitFor(
       'the redelivery',
       () => deliveryState(idOf(back)),
@@ -445,11 +452,13 @@ describe('redeliverLeadNotifications (immogate leads redeliver)', () => {
     assert.deepEqual(await redeliverLeadNotifications(server.pool, { deliveryId: idOf(off) }), {
       redelivered: [],
       skipped: [{ deliveryId: idOf(off), reason: 'its subscription was deleted' }],
+      webhookIds: { [idOf(off)]: leadId },
     });
     const unknown = '00000000-0000-4000-8000-000000000000';
     assert.deepEqual(await redeliverLeadNotifications(server.pool, { deliveryId: unknown }), {
       redelivered: [],
       skipped: [{ deliveryId: unknown, reason: 'no lead notification has this id' }],
+      webhookIds: {},
     });
   });
 });

@@ -278,13 +278,19 @@ describe('validation', () => {
     await refused('https://user:secret@hooks.example.org/leads', 'invalid URL: credentials in URLs are not supported.');
     await refused(
       'http://127.0.0.1:9/hooks',
-      'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow.',
+      'refused to connect to 127.0.0.1: loopback address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true.',
     );
-    await refused('http://10.1.2.3/hooks', 'refused to connect to 10.1.2.3: private address; set ALLOW_PRIVATE_TARGETS=true to allow.');
-    await refused('http://[::1]:8080/hooks', 'refused to connect to ::1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow.');
+    await refused(
+      'http://10.1.2.3/hooks',
+      'refused to connect to 10.1.2.3: private address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true.',
+    );
+    await refused(
+      'http://[::1]:8080/hooks',
+      'refused to connect to ::1: loopback address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true.',
+    );
     await refused(
       'http://169.254.169.254/latest',
-      'refused to connect to 169.254.169.254: link-local address; set ALLOW_PRIVATE_TARGETS=true to allow.',
+      'refused to connect to 169.254.169.254: link-local address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true.',
     );
     const list = await call('GET', '/webhook/subscriptions', { agency: 'agency-urls' });
     assert.deepEqual(list.body, { metadata: { count: 0, limit: 100 }, items: [] });

@@ -107,6 +107,14 @@ async function readBack(): Promise<Body> {
   };
 }
 
+/** The rows of server_listeners the backup holds (restore skips them). */
+function listenerRowsInBackup(): number {
+  const raw = zlib.gunzipSync(fs.readFileSync(backupFile));
+  const magic = 'IMMOGATE-BACKUP\n'.length;
+  const header = JSON.parse(raw.subarray(magic + 5, magic + 5 + raw.readUInt32BE(magic + 1)).toString());
+  return (header.tables as { name: string; rows: number }[]).find((table) => table.name === 'server_listeners')?.rows ?? 0;
+}
+
 function cli(args: string[], extra: Record<string, string | undefined> = {}): Promise<CliResult> {
   return runCli(args, { DATA_DIR: sourceDataDir, DATABASE_URL: source.url, ...extra });
 }
@@ -220,8 +228,9 @@ describe('immogate restore into a new database (of the PostgreSQL service when o
       target: `PostgreSQL at ${new URL(target.url).host}`,
       schemaVersion: HEAD,
       migratedTo: [],
-      tables: backedUp.tables,
-      rows: backedUp.rows,
+      // Where the backed-up servers listened is never restored (backup-untrusted.test.ts).
+      tables: backedUp.tables - 1,
+      rows: backedUp.rows - listenerRowsInBackup(),
       blobFiles: 1,
     });
     assert.match(restoreResult.stderr, /^restore leads: \d+\/\d+ rows$/m);
@@ -309,7 +318,7 @@ describe('immogate restore into an empty DATA_DIR', () => {
     assert.equal(restored.code, 0, restored.stderr);
     const summary = JSON.parse(restored.stdout);
     assert.equal(summary.target, `embedded PostgreSQL in ${dataDir}`);
-    assert.equal(summary.rows, JSON.parse(backupResult.stdout).rows);
+    assert.equal(summary.rows, JSON.parse(backupResult.stdout).rows - listenerRowsInBackup());
     assert.deepEqual(
       JSON.parse((await runCli(['clients', 'list', '--json'], { DATA_DIR: dataDir, DATABASE_URL: undefined })).stdout),
       clientsBefore,
@@ -432,7 +441,11 @@ describe('immogate restore refuses', () => {
       for (const file of [damaged, late]) {
         const result = await outcome(file);
         assert.deepEqual([result.code, result.stdout], [1, '']);
-        assert.match(result.error ?? '', new RegExp(`^immogate: ${file} is damaged \\(.+\\): it is no complete immogate backup$`));
+        // Told by gzip's check, or by the garbage it gave out before its check came (a record of no known type).
+        assert.match(
+          result.error ?? '',
+          new RegExp(`^immogate: ${file} is damaged (?:\\(.+\\): it is no complete immogate backup|: unknown record ".")$`),
+        );
       }
       for (const file of [other, path.join(REPO_ROOT, 'README.md')]) {
         assert.deepEqual(await run(file), { code: 1, stdout: '', stderr: `immogate: ${file} is no immogate backup\n` });

@@ -483,7 +483,8 @@ describe('delivery', () => {
       },
       strict,
     );
-    const refusal = 'refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow';
+    const refusal =
+      'refused to connect to 127.0.0.1: loopback address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true';
     assert.deepEqual(
       (await attempts(id)).map((a) => [a.status_code, a.error]),
       [1, 2, 3, 4].map(() => [null, refusal]),

@@ -285,7 +285,7 @@ describe('bearer token failures, one by one (401 unless a scope is missing)', ()
   it('a token of another issuer', async () => {
     assertInvalidToken(
       await http('GET', url(caas), { headers: bearer(await forge({ iss: 'https://elsewhere.example' })) }),
-      'the token is invalid (unexpected "iss" claim value)',
+      `the token's issuer is https://elsewhere.example, expected ${server.base}`,
     );
   });
 
@@ -308,21 +308,21 @@ describe('bearer token failures, one by one (401 unless a scope is missing)', ()
   it('a sandbox token on the production root', async () => {
     assertInvalidToken(
       await http('GET', url(caas), { headers: bearer(await token('/sandbox/caas/v4')) }),
-      `the token's audience is not ${server.base}/caas/v4`,
+      `the token's audience is ${server.base}/sandbox/caas/v4, expected ${server.base}/caas/v4`,
     );
   });
 
   it('a production token on the sandbox root', async () => {
     assertInvalidToken(
       await http('GET', url(caas, '/probe', 'sandbox'), { headers: bearer(await token('/caas/v4')) }),
-      `the token's audience is not ${server.base}/sandbox/caas/v4`,
+      `the token's audience is ${server.base}/caas/v4, expected ${server.base}/sandbox/caas/v4`,
     );
   });
 
   it('a token of another API (listing import token on the classifieds API)', async () => {
     assertInvalidToken(
       await http('GET', url(caas), { headers: bearer(await token('/import-listings/v1')) }),
-      `the token's audience is not ${server.base}/caas/v4`,
+      `the token's audience is ${server.base}/import-listings/v1, expected ${server.base}/caas/v4`,
     );
   });
 

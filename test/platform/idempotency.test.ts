@@ -386,3 +386,57 @@ describe('stored answers', () => {
     assert.deepEqual(left, [{ n: (all[0]?.n ?? 0) - 1, expired: 0 }]);
   });
 });
+
+describe('the size of what is kept', () => {
+  // A small bound, to see a refusal larger than it kept as its status and type.
+  const small = useServer({ env: { IDEMPOTENT_ANSWER_MAX_BYTES: '1024' } });
+  const leads = () => CASES.find((item) => item.name === 'POST /leads')!;
+  /** A lead with `n` unknown members whose names have `length` characters. */
+  const padded = (n: number, length: number) =>
+    leadRequest(Object.fromEntries(Array.from({ length: n }, (_, i) => [`${i}`.padStart(4, '0') + 'x'.repeat(length - 4), 1])));
+
+  it('cuts the client text a refusal repeats to 256 characters, so a refused megabyte keeps under 64 KB', async () => {
+    const key = `large-refusal-${++counter}`;
+    const body = padded(100, 9_000);
+    const refused = await post(leads(), body, key);
+    const errors = (refused.body as { errors: { name: string; reason: string }[] }).errors;
+    const expected = errors.map((_, i) => {
+      const name = `/${`${i}`.padStart(4, '0')}${'x'.repeat(8_996)}`;
+      return { name: `${name.slice(0, 256 - ' (9001 characters)'.length - 1)}… (9001 characters)`, reason: errors[i]?.reason ?? '' };
+    });
+    assertProblem(refused, 400, 'Bad request', 'Your request has not been validated', { errors: expected, errorSource: 'body' });
+    assert.equal(errors.length, 100);
+    for (const error of errors) assert.ok(error.reason.length <= 256, error.reason);
+    const { rows } = await server.pool.query<{ bytes: number }>(
+      'SELECT octet_length(answer) AS bytes FROM idempotency_keys WHERE key = $1',
+      [key],
+    );
+    assert.ok((rows[0]?.bytes ?? 0) < 100_000, `stored ${rows[0]?.bytes} bytes`);
+    const again = await post(leads(), body, key);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(again.body, refused.body);
+  });
+
+  it('keeps an answer over IDEMPOTENT_ANSWER_MAX_BYTES as its status and problem type, and its replay says so', async () => {
+    await small.ready();
+    const client = await makeClient(small.server.pool, ['agency-1'], SCOPES);
+    const bearer = await getToken(small.server, client, { root: '/seeker-leads/v1', intermediary: 'agency-1' });
+    const send = () =>
+      http('POST', `${small.server.base}/seeker-leads/v1/leads`, {
+        headers: { authorization: `Bearer ${bearer}`, 'idempotency-key': 'over-the-bound' },
+        body: padded(20, 100),
+      });
+    const refused = await send();
+    assert.equal(refused.status, 400, refused.text);
+    const bytes = Buffer.byteLength(refused.text);
+    assert.ok(bytes > 1024, `${bytes}`);
+    const again = await send();
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assertProblem(
+      again,
+      400,
+      'Bad request',
+      `The first answer to this Idempotency-Key had ${bytes} bytes, more than are kept: its status and problem type are replayed, not its body. Send the request with a new key to see it whole`,
+    );
+  });
+});

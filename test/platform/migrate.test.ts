@@ -131,6 +131,53 @@ describe('migrate', () => {
     }
   });
 
+  it('021 drops the per-client-id failure windows, counts per client and address, and gives each database its own identity key', {
+    timeout: 60_000,
+  }, async () => {
+    const older = await createTestDatabase({ empty: true });
+    const other = await createTestDatabase({ empty: true });
+    const pool = createPool(older.url, 2);
+    const otherPool = createPool(other.url, 2);
+    try {
+      const dir = fs.mkdtempSync(path.join(scratch, 'before-021-'));
+      for (const migration of listMigrations().filter((m) => m.id < 21)) {
+        fs.writeFileSync(path.join(dir, `${String(migration.id).padStart(3, '0')}_${migration.name}.sql`), migration.sql);
+      }
+      await migrate(pool, { directory: dir });
+      await pool.query(
+        `INSERT INTO auth_failures (kind, key, window_started_at, failures)
+         VALUES ('client', 'ig_someone', now(), 10), ('address', '192.0.2.1', now(), 3), ('operator', '192.0.2.1', now(), 2)`,
+      );
+      assert.equal((await migrate(pool))[0], '021_failures_per_client_address_database_identity');
+      const { rows } = await pool.query('SELECT kind, key, failures FROM auth_failures ORDER BY kind');
+      assert.deepEqual(rows, [
+        { kind: 'address', key: '192.0.2.1', failures: 3 },
+        { kind: 'operator', key: '192.0.2.1', failures: 2 },
+      ]);
+      await pool.query(
+        "INSERT INTO auth_failures (kind, key, window_started_at, failures) VALUES ('client_address', '192.0.2.1 ig_x', now(), 1)",
+      );
+      await assert.rejects(
+        pool.query("INSERT INTO auth_failures (kind, key, window_started_at, failures) VALUES ('other', 'ig_x', now(), 1)"),
+        /violates check constraint "auth_failures_kind_check"/,
+      );
+      await migrate(otherPool);
+      const keyOf = async (of: typeof pool) => {
+        const { rows: keys } = await of.query<{ key: Buffer }>('SELECT key FROM database_identity');
+        assert.equal(keys.length, 1);
+        assert.equal(keys[0]?.key.length, 32);
+        return keys[0]?.key.toString('hex');
+      };
+      assert.notEqual(await keyOf(pool), await keyOf(otherPool));
+      await assert.rejects(pool.query("INSERT INTO database_identity (only_row, key) VALUES (true, '\\x00')"), /duplicate key/);
+    } finally {
+      await pool.end();
+      await otherPool.end();
+      await older.drop();
+      await other.drop();
+    }
+  });
+
   it('015 leaves the deliveries waiting for a retry not ready, the others ready, each with its receiver host', {
     timeout: 60_000,
   }, async () => {

@@ -139,7 +139,10 @@ describe('address policy', () => {
       for (const [host, refusal] of cases) {
         await assert.rejects(
           outbound.request({ url: `http://${host}:${port}/ok` }),
-          outboundError('forbidden_address', `refused to connect to ${refusal} address; set ALLOW_PRIVATE_TARGETS=true to allow`),
+          outboundError(
+            'forbidden_address',
+            `refused to connect to ${refusal} address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true`,
+          ),
           host,
         );
       }
@@ -156,7 +159,7 @@ describe('address policy', () => {
         // localhost may resolve to 127.0.0.1 or ::1 first, depending on the machine.
         assert.match(
           error.message,
-          /^refused to connect to localhost \((127\.0\.0\.1|::1)\): loopback address; set ALLOW_PRIVATE_TARGETS=true to allow$/,
+          /^refused to connect to localhost \((127\.0\.0\.1|::1)\): loopback address; to reach it from the sandbox, run in dev mode \(npm run dev\); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true$/,
         );
         return true;
       });
@@ -184,7 +187,10 @@ describe('address policy', () => {
       assert.equal((await outbound.request({ url: `${base}/ok` })).status, 200);
       await assert.rejects(
         outbound.request({ url: `http://127.0.0.2:${port}/ok` }),
-        outboundError('forbidden_address', 'refused to connect to 127.0.0.2: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow'),
+        outboundError(
+          'forbidden_address',
+          'refused to connect to 127.0.0.2: loopback address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true',
+        ),
       );
     });
   });
@@ -223,7 +229,10 @@ describe('URL checks', () => {
     assert.equal(checkTargetUrl('https://receiver.example/hook?x=1', strict).toString(), 'https://receiver.example/hook?x=1');
     assert.throws(
       () => checkTargetUrl('http://10.0.0.8/hook', strict),
-      outboundError('forbidden_address', 'refused to connect to 10.0.0.8: private address; set ALLOW_PRIVATE_TARGETS=true to allow'),
+      outboundError(
+        'forbidden_address',
+        'refused to connect to 10.0.0.8: private address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true',
+      ),
     );
   });
 });
@@ -322,12 +331,15 @@ describe('redirects', () => {
         outbound.request({ url: via('http://169.254.169.254/latest/meta-data/') }),
         outboundError(
           'forbidden_address',
-          'refused to connect to 169.254.169.254: link-local address; set ALLOW_PRIVATE_TARGETS=true to allow',
+          'refused to connect to 169.254.169.254: link-local address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true',
         ),
       );
       await assert.rejects(
         outbound.request({ url: via(`http://127.0.0.2:${port}/ok`) }),
-        outboundError('forbidden_address', 'refused to connect to 127.0.0.2: loopback address; set ALLOW_PRIVATE_TARGETS=true to allow'),
+        outboundError(
+          'forbidden_address',
+          'refused to connect to 127.0.0.2: loopback address; to reach it from the sandbox, run in dev mode (npm run dev); a deployment that needs it sets ALLOW_PRIVATE_TARGETS=true',
+        ),
       );
       await assert.rejects(
         outbound.request({ url: via('file:///etc/passwd') }),

@@ -48,7 +48,11 @@ before(async () => {
     env: { ADMIN_TOKEN, ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.05' },
   });
   bare = await startTestServer(database);
-  client = await makeClient(server.pool, ['agency-1', 'agency-2', 'agency-3', 'agency-4', 'agency-5', 'agency-6'], ['caas:*', 'leads:*']);
+  client = await makeClient(
+    server.pool,
+    ['agency-1', 'agency-2', 'agency-3', 'agency-4', 'agency-5', 'agency-6', 'agency-7'],
+    ['caas:*', 'leads:*'],
+  );
   downPort = await freePort();
 });
 
@@ -197,6 +201,9 @@ async function attempts(id: string): Promise<number> {
   return (await server.pool.query<{ attempts: number }>('SELECT attempts FROM webhook_deliveries WHERE id = $1', [id])).rows[0]!.attempts;
 }
 
+/** A delivery as the command names it: its id and the webhook-id its receiver saw. */
+const named = (delivery: Delivery) => ({ deliveryId: delivery.id, webhookId: delivery.webhookId });
+
 function cli(args: string[]) {
   return runCli(['deliveries', 'redeliver', ...args], { DATABASE_URL: database.url });
 }
@@ -226,7 +233,11 @@ describe('immogate deliveries redeliver', () => {
     const receiver = new Receiver(port);
     await receiver.start();
     try {
-      assert.deepEqual(await cli(['--delivery', b.id]), { code: 0, stdout: `redelivered 1 webhook(s):\n  ${b.id}\n`, stderr: '' });
+      assert.deepEqual(await cli(['--delivery', b.id]), {
+        code: 0,
+        stdout: `redelivered 1 webhook(s):\n  ${b.id}  webhook-id ${b.webhookId}\n`,
+        stderr: '',
+      });
       const [toB] = await receiver.arrived(1);
       assert.deepEqual(
         [toB!.path, toB!.headers['webhook-id'], verified(toB!, SECRET)],
@@ -236,7 +247,7 @@ describe('immogate deliveries redeliver', () => {
       await statusDelivery(second, 'DELIVERED');
 
       // b is delivered now: only a is a failure since then.
-      assert.deepEqual(await cliJson(['--since', since]), { redelivered: [a.id], skipped: [] });
+      assert.deepEqual(await cliJson(['--since', since]), { redelivered: [named(a)], skipped: [] });
       const [, toA] = await receiver.arrived(2);
       assert.deepEqual(
         [toA!.path, toA!.headers['webhook-id'], verified(toA!, SECRET)],
@@ -246,10 +257,64 @@ describe('immogate deliveries redeliver', () => {
       assert.deepEqual([await attempts(a.id), await attempts(b.id)], [3, 3]);
 
       // An operator may resend a delivered webhook: by id, whatever its state.
-      assert.deepEqual(await cliJson(['--delivery', a.id]), { redelivered: [a.id], skipped: [] });
+      assert.deepEqual(await cliJson(['--delivery', a.id]), { redelivered: [named(a)], skipped: [] });
       const [, , again] = await receiver.arrived(3);
       assert.deepEqual([again!.headers['webhook-id'], verified(again!, SECRET)], [a.webhookId, a.payload]);
       assert.equal(receiver.requests.length, 3);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('takes the webhook-id a receiver saw: a lead again to each of its subscriptions, a status webhook again; naming both ids', async () => {
+    const receiver = new Receiver(await freePort());
+    await receiver.start();
+    try {
+      const leads = await tenant('/seeker-leads/v1', 'agency-7');
+      const first = await subscribeLeads(leads, `${receiver.base}/first`);
+      const second = await subscribeLeads(leads, `${receiver.base}/second`);
+      const leadId = await postLead(leads);
+      const seen = await receiver.arrived(2);
+      assert.deepEqual(
+        seen.map((request) => request.headers['webhook-id']),
+        [leadId, leadId],
+      );
+      const { rows } = await server.pool.query<{ id: string; subscription_id: string }>(
+        "SELECT id, subscription_id FROM webhook_deliveries WHERE payload -> 'metadata' ->> 'leadId' = $1 ORDER BY created_at, id",
+        [leadId],
+      );
+      assert.deepEqual(rows.map((row) => row.subscription_id).sort(), [first, second].sort());
+      await leadDelivery(leadId, 'DELIVERED');
+      const [one, two] = rows.map((row) => row.id) as [string, string];
+
+      // The receiver knows the message by its webhook-id, the lead's id: every delivery of it goes again.
+      assert.deepEqual(await cli(['--delivery', leadId]), {
+        code: 0,
+        stdout: `redelivered 2 webhook(s):\n  ${one}  webhook-id ${leadId}\n  ${two}  webhook-id ${leadId}\n`,
+        stderr: '',
+      });
+      const again = (await receiver.arrived(4)).slice(2);
+      assert.deepEqual(again.map((request) => request.path).sort(), ['/first', '/second']);
+      assert.deepEqual(
+        again.map((request) => request.headers['webhook-id']),
+        [leadId, leadId],
+      );
+      // The delivery id names that one delivery only.
+      assert.deepEqual(await cliJson(['--delivery', two]), { redelivered: [{ deliveryId: two, webhookId: leadId }], skipped: [] });
+      const [third] = (await receiver.arrived(5)).slice(4);
+      assert.equal(third!.path, rows[1]!.subscription_id === first ? '/first' : '/second');
+
+      // A status webhook's webhook-id is its status event's id, not its delivery's.
+      const crm = await tenant('/caas/v4', 'agency-7');
+      await subscribeCaas(crm, `${receiver.base}/hooks`);
+      const status = await statusDelivery(await postClassified(crm), 'DELIVERED');
+      assert.notEqual(status.webhookId, status.id);
+      assert.deepEqual(await cliJson(['--delivery', status.webhookId]), { redelivered: [named(status)], skipped: [] });
+      await waitFor(
+        'the status webhook again',
+        async () => receiver.requests.filter((request) => request.headers['webhook-id'] === status.webhookId),
+        (requests) => requests.length === 2,
+      );
     } finally {
       await receiver.stop();
     }
@@ -270,17 +335,20 @@ describe('immogate deliveries redeliver', () => {
     const lead = await leadDelivery(await postLead(leads));
 
     // Each call takes one of them; the ones taken fail again meanwhile, but no later filter matches them.
-    assert.deepEqual(await cliJson(['--since', since, '--api', 'leads', '--agency', 'agency-2']), { redelivered: [lead.id], skipped: [] });
+    assert.deepEqual(await cliJson(['--since', since, '--api', 'leads', '--agency', 'agency-2']), {
+      redelivered: [named(lead)],
+      skipped: [],
+    });
     assert.deepEqual(await cliJson(['--since', since, '--api', 'caas', '--agency', 'agency-2', '--environment', 'sandbox']), {
-      redelivered: [inSandbox.id],
+      redelivered: [named(inSandbox)],
       skipped: [],
     });
     assert.deepEqual(await cliJson(['--since', since, '--api', 'caas', '--environment', 'production', '--agency', 'agency-3']), {
-      redelivered: [ofAgency3.id],
+      redelivered: [named(ofAgency3)],
       skipped: [],
     });
     assert.deepEqual(await cliJson(['--since', since, '--api', 'caas', '--agency', 'agency-2', '--environment', 'production']), {
-      redelivered: [inProduction.id],
+      redelivered: [named(inProduction)],
       skipped: [],
     });
     // Nothing failed after now.
@@ -307,24 +375,24 @@ describe('immogate deliveries redeliver', () => {
     assert.deepEqual(await cliJson(['--since', since, '--agency', 'agency-4']), {
       redelivered: [],
       skipped: [
-        { deliveryId: status.id, reason: 'its subscription was deleted' },
-        { deliveryId: lead.id, reason: 'its subscription is INACTIVE' },
+        { ...named(status), reason: 'its subscription was deleted' },
+        { ...named(lead), reason: 'its subscription is INACTIVE' },
       ],
     });
     // By id, a delivery that is not queued fails the command.
     assert.deepEqual(await cli(['--delivery', status.id]), {
       code: 1,
-      stdout: `redelivered 0 webhook(s)\nskipped 1:\n  ${status.id}  its subscription was deleted\n`,
+      stdout: `redelivered 0 webhook(s)\nskipped 1:\n  ${status.id}  webhook-id ${status.webhookId}  its subscription was deleted\n`,
       stderr: '',
     });
     assert.deepEqual(await cliJson(['--delivery', lead.id], 1), {
       redelivered: [],
-      skipped: [{ deliveryId: lead.id, reason: 'its subscription is INACTIVE' }],
+      skipped: [{ ...named(lead), reason: 'its subscription is INACTIVE' }],
     });
     const unknown = '0f6a4d2e-3b1c-4e5f-8a9b-7c6d5e4f3a2b';
     assert.deepEqual(await cli(['--delivery', unknown]), {
       code: 1,
-      stdout: `redelivered 0 webhook(s)\nskipped 1:\n  ${unknown}  no delivery has this id\n`,
+      stdout: `redelivered 0 webhook(s)\nskipped 1:\n  ${unknown}  no delivery has this id or webhook-id\n`,
       stderr: '',
     });
     assert.deepEqual(
@@ -348,7 +416,7 @@ describe('immogate deliveries redeliver', () => {
       const id = rows[0]!.id;
       assert.deepEqual(await cliJson(['--delivery', id], 1), {
         redelivered: [],
-        skipped: [{ deliveryId: id, reason: 'an attempt of it is under way' }],
+        skipped: [{ deliveryId: id, webhookId: held!.headers['webhook-id'], reason: 'an attempt of it is under way' }],
       });
       receiver.release();
       await statusDelivery(classifiedId, 'DELIVERED');
@@ -365,7 +433,7 @@ describe('immogate deliveries redeliver', () => {
       await cli(['--delivery', '0f6a4d2e-3b1c-4e5f-8a9b-7c6d5e4f3a2b', '--since', '2026-01-01T00:00:00Z']),
       usage('give exactly one of --delivery or --since'),
     );
-    assert.deepEqual(await cli(['--delivery', 'abc']), usage('--delivery must be a delivery id (a UUID), got "abc"'));
+    assert.deepEqual(await cli(['--delivery', 'abc']), usage('--delivery must be a delivery id or a webhook-id (a UUID), got "abc"'));
     assert.deepEqual(await cli(['--since', 'yesterday']), usage('--since must be an ISO 8601 time, got "yesterday"'));
     assert.deepEqual(
       await cli(['--delivery', '0f6a4d2e-3b1c-4e5f-8a9b-7c6d5e4f3a2b', '--agency', 'agency-1']),

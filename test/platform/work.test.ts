@@ -14,7 +14,7 @@ import { scheduleDelivery } from '../../src/platform/delivery/index.js';
 import { createLogger } from '../../src/platform/log.js';
 import type { ScheduledTask } from '../../src/platform/work/schedule.js';
 import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../../src/platform/work/stream.js';
-import { PLATFORM_TASKS } from '../../src/platform/work/tasks.js';
+import { PLATFORM_TASKS } from '../../src/platform/tasks.js';
 import { startWorker, type Worker } from '../../src/platform/work/worker.js';
 import { TEST_SECRETS_KEY, createTestDatabase, makeClient, sealedWebhookSecret, waitFor, type TestDatabase } from '../helpers.js';
 

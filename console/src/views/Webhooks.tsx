@@ -30,7 +30,7 @@ import {
 
 const PAGE_SIZE = 20;
 
-function deliveryHref(source: DeliverySource, id: string): string {
+function deliveryHref(source: DeliverySummary['source'], id: string): string {
   return `/console/webhooks/${source}/deliveries/${encodeURIComponent(id)}`;
 }
 

@@ -8,9 +8,13 @@
  * Every POST to an API carries an Idempotency-Key (the caller's, or one generated here), the same
  * on each of its attempts: the server answers a repeated key with the first answer instead of
  * writing again, so a POST whose answer was lost is retried like a PUT.
+ *
+ * Each API's calls are paced by the quotas its answers announce (pacing.ts): a request of a kind
+ * the server said is used up waits until it said it is whole again.
  */
 import { randomUUID } from 'node:crypto';
 import { ProblemError } from './errors.js';
+import { Pacer } from './pacing.js';
 import { discard, isIdempotent, type RetryPolicy } from './retry.js';
 import type { Fetch, TokenCache, TokenTarget } from './tokens.js';
 
@@ -48,11 +52,12 @@ export class Transport {
     private readonly fetch: Fetch,
   ) {}
 
-  /** The fetch of one API: every request carries a token for `target`. */
+  /** The fetch of one API: every request carries a token for `target`, paced by the API's quotas. */
   forApi(target: TokenTarget): Fetch {
+    const pacer = new Pacer();
     return async (request) => {
       if (request.method === 'POST' && !request.headers.has(IDEMPOTENCY_KEY)) request.headers.set(IDEMPOTENCY_KEY, randomUUID());
-      return checked(request, await this.retry.run(this.describe(request), () => this.sendWithToken(request, target)));
+      return checked(request, await this.retry.run(this.describe(request), () => this.sendWithToken(request, target, pacer)));
     };
   }
 
@@ -76,12 +81,14 @@ export class Transport {
    * One attempt with the cached token. A 401 to a cached token may mean the token was revoked or
    * the server's keys changed: the token is dropped and the request sent once more with a new one.
    */
-  private async sendWithToken(request: Request, target: TokenTarget): Promise<Response> {
+  private async sendWithToken(request: Request, target: TokenTarget, pacer: Pacer): Promise<Response> {
     for (let renewed = false; ; renewed = true) {
       const token = await this.tokens.token(target);
       const attempt = this.attempt(request);
       attempt.headers.set('authorization', `Bearer ${token}`);
+      await pacer.before(request.method);
       const response = await this.fetch(attempt);
+      pacer.after(response);
       if (response.status !== 401 || renewed) return response;
       this.tokens.invalidate(target, token);
       await discard(response);

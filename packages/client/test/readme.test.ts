@@ -1,7 +1,8 @@
 /*
  * The README's complete integration is under 40 lines, type-checks against the client's types,
  * and does what it says: run as a program against a real immogate (with its worker, posting to
- * loopback), it publishes a classified, waits for it, and receives and verifies a lead.
+ * loopback), it publishes a classified, waits for it, receives and verifies a lead, then deletes
+ * the subscription it created and exits by itself.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -13,6 +14,7 @@ import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { freePort, REPO_ROOT, useServer, waitFor } from '../../../test/helpers.js';
+import { clientOf } from './helpers.js';
 
 const fixture = useServer({
   worker: true,
@@ -47,7 +49,7 @@ function typeErrors(file: string): string[] {
 }
 
 describe('the README', () => {
-  it('shows a complete integration in under 40 lines that type-checks and runs', async () => {
+  it('shows a complete integration in under 40 lines that type-checks, runs, cleans up after itself and exits', async () => {
     const source = integration();
     assert.ok(source.trimEnd().split('\n').length < 40, `${source.split('\n').length} lines`);
     const typed = path.join(work, 'integration.ts');
@@ -68,7 +70,7 @@ describe('the README', () => {
         IMMOGATE_URL: fixture.server.base,
         CLIENT_ID: fixture.client.clientId,
         CLIENT_SECRET: fixture.client.secret,
-        PORT: String(port),
+        RECEIVER_PORT: String(port),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -80,18 +82,25 @@ describe('the README', () => {
     child.stderr.on('data', (chunk: Buffer) => {
       errors += chunk.toString();
     });
+    const exited = once(child, 'exit');
     try {
       await waitFor(
-        'the integration to receive its lead',
-        async () => output,
-        (text) => text.includes('lead from') || child.exitCode !== null,
+        'the integration to exit',
+        async () => child.exitCode,
+        (code) => code !== null,
         600,
         100,
       );
-      assert.deepEqual(output.trim().split('\n'), ['published: Accepted on SL', 'lead from anna@example.org'], errors);
+      const [code] = await exited;
+      assert.deepEqual(
+        { code, output: output.trim().split('\n') },
+        { code: 0, output: ['published: Accepted on SL', 'lead from anna@example.org'] },
+        errors,
+      );
+      const sandbox = clientOf(fixture, 'demo-agency', { environment: 'sandbox' });
+      assert.deepEqual(await sandbox.leads.subscriptions.list().toArray(), []);
     } finally {
       if (child.exitCode === null) {
-        const exited = once(child, 'exit');
         child.kill('SIGTERM');
         await exited;
       }

@@ -43,6 +43,11 @@ export const processingStream: WorkStream<ClaimedClassified> = {
     ),
   nextDue: (context) => repository.nextDue(context.pool),
   depth: (pool) => repository.queueDepth(pool),
+  backlog: {
+    noun: 'classifieds waiting to be processed',
+    waiting: 'classifieds waiting to be processed',
+    measure: repository.agencyBacklog,
+  },
 };
 
 /**

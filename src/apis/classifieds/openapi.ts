@@ -10,21 +10,19 @@
  */
 import reference from '../../../reference/caas-v4-openapi.facts.json' with { type: 'json' };
 import { apiById } from '../../platform/catalogue.js';
-import { Delivery } from '../../platform/delivery/index.js';
+import { Delivery, deliveryAnswers, signatureHeaderParameters, verifyingSignatures } from '../../platform/delivery/index.js';
 import { documentIdempotency } from '../../platform/http/idempotency.js';
+import { eventTypesPattern } from '../../platform/openapi.js';
 import {
   BEARER_SCHEME,
   OAUTH_SCHEME,
   bearerScheme,
-  deliveryAnswers,
   describeOperations,
   documentDescription,
   documentServers,
   documentTags,
   oauthScheme,
-  signatureHeaderParameters,
   userAgentNote,
-  verifyingSignatures,
 } from '../../platform/http/openapiDocs.js';
 import { EVENT_OPERATION_IDS, EventPage, EventsQuery } from '../../platform/events/routes.js';
 import { FEEDS } from '../../platform/events/types.js';
@@ -33,7 +31,7 @@ import { BOUND_MARK, BOUND_NOTE } from './model/bounds.js';
 import { classifiedSchema } from './model/classified.js';
 import { MAX_PAGE_SIZE } from './model/pages.js';
 import { SCOPES } from './model/scopes.js';
-import { STAGES } from './model/statuses.js';
+import { PORTALS, STAGES, STATUSES } from './model/statuses.js';
 import { ClassifiedValidation } from './model/validation.js';
 import { STATUS_FILTER_MAX_ITEMS, SubscriptionSecret, URL_MAX_LENGTH } from './model/webhooks.js';
 
@@ -201,7 +199,33 @@ function overlayProblemTypes(document: Node): void {
   }
 }
 
+/**
+ * The parameters' bounds the server enforces (the route schemas): a classifiedId is a UUID, and
+ * the statuses filters repeat at most once per value.
+ */
+function overlayParameterBounds(document: Node): void {
+  for (const [, item] of members(document, 'paths')) {
+    for (const [, operation] of Object.entries(item)) {
+      if (!isNode(operation) || !Array.isArray(operation.parameters)) continue;
+      for (const parameter of operation.parameters) {
+        if (!isNode(parameter) || parameter.in !== 'path' || parameter.name !== 'classifiedId' || !isNode(parameter.schema)) continue;
+        extend(parameter.schema, { format: 'uuid', maxLength: 36 });
+      }
+    }
+  }
+  const statusesQuery = at(document, '/paths/~1classifieds~1{classifiedId}~1statuses/get');
+  const bounds: Record<string, number> = { status: STATUSES.length, portal: PORTALS.length };
+  for (const parameter of Array.isArray(statusesQuery.parameters) ? statusesQuery.parameters : []) {
+    if (!isNode(parameter) || parameter.in !== 'query' || !isNode(parameter.schema)) continue;
+    const bound = bounds[String(parameter.name)];
+    if (bound === undefined) continue;
+    extend(parameter.schema, { maxItems: bound });
+    parameter.schema[BOUND_MARK] = BOUND_NOTE;
+  }
+}
+
 function overlaySchemas(document: Node): void {
+  overlayParameterBounds(document);
   const schemas = at(document, '/components/schemas');
   const webhook = at(schemas, '/Webhook/properties');
   add(webhook, 'secret', { ...SubscriptionSecret });
@@ -375,7 +399,7 @@ function overlayExtensionOperations(document: Node): void {
             in: 'query',
             required: false,
             description: schema.description,
-            schema: { ...schema, description: undefined },
+            schema: { ...schema, description: undefined, ...(name === 'types' ? { pattern: eventTypesPattern(FEEDS.caas.types) } : {}) },
           })),
         ],
         responses: {

@@ -15,10 +15,10 @@ import type { Environment } from '../../platform/catalogue.js';
 import { lockedInOrder } from '../../platform/db/locks.js';
 import type { Statement } from '../../platform/db/pool.js';
 import { onlyRow } from '../../platform/db/pool.js';
-import { tenantTransaction, type Tenant } from '../../platform/db/tenant.js';
+import { tenantTransaction, type Tenant, type TenantScope } from '../../platform/db/tenant.js';
 import { deliveriesCte } from '../../platform/delivery/index.js';
 import { busyArrays, fairPick, type FairQueue } from '../../platform/work/fairClaim.js';
-import type { QueueDepth } from '../../platform/work/stream.js';
+import type { BacklogMeasure, QueueDepth } from '../../platform/work/stream.js';
 import { sweep } from '../../platform/work/sweep.js';
 import type { Classified } from './model/classified.js';
 import { stageOf, type NewStatus, type Operation, type Stage, type Status, type StatusItem } from './model/statuses.js';
@@ -794,6 +794,22 @@ export async function queueDepth(pool: pg.Pool): Promise<QueueDepth> {
             count(*) FILTER (WHERE due_at > now() AND claimed_by IS NOT NULL) AS locked
        FROM caas_processing_queue`,
   );
+  return onlyRow(rows);
+}
+
+/**
+ * The agency's classifieds with revisions to process, and of those the ones due now and not taken
+ * by a worker (one it holds is due at its lease's end), each counted up to its limit: both over the
+ * queue's lanes index (environment, agency, due time).
+ */
+export async function agencyBacklog(pool: pg.Pool, scope: TenantScope, limits: BacklogMeasure): Promise<BacklogMeasure> {
+  const { rows } = await pool.query<BacklogMeasure>({
+    name: 'caas.agency_backlog',
+    text: `SELECT (SELECT count(*)::int FROM (SELECT 1 FROM caas_processing_queue WHERE environment = $1 AND agency_id = $2 LIMIT $3) queued) AS count,
+                  (SELECT count(*)::int FROM (SELECT 1 FROM caas_processing_queue
+                    WHERE environment = $1 AND agency_id = $2 AND due_at <= now() LIMIT $4) due) AS waiting`,
+    values: [scope.environment, scope.agencyId, limits.count, limits.waiting],
+  });
   return onlyRow(rows);
 }
 

@@ -3,7 +3,7 @@
  * Their services are loaded by the command that runs (apis/commands.ts says why).
  */
 import { type Command, Option } from 'commander';
-import type { CliContext, RedeliverOptions } from '../../platform/module.js';
+import { REDELIVER_DELIVERY_OPTION, type CliContext, type RedeliverOptions } from '../../platform/module.js';
 
 export function leadCommands(program: Command, cli: CliContext): void {
   const leads = program.command('leads').description('Lead API operations');
@@ -22,8 +22,10 @@ export function leadCommands(program: Command, cli: CliContext): void {
     });
   leads
     .command('redeliver')
-    .description('sends lead notifications again: one by its delivery id, or every failed one since a time (a worker sends them)')
-    .option('--delivery <id>', 'the delivery id of one notification')
+    .description(
+      'send lead notifications again, whatever their state by id, or every failed one since a time (a worker sends them); prints each delivery id with the webhook-id its receiver saw (the lead id)',
+    )
+    .option('--delivery <id>', REDELIVER_DELIVERY_OPTION)
     .option('--since <time>', 'ISO 8601 time: every failed notification created since then')
     .option('--agency <id>', 'with --since: only this agency')
     .addOption(new Option('--environment <environment>', 'with --since: only this environment').choices(['production', 'sandbox']))

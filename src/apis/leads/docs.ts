@@ -2,7 +2,8 @@
  * What the lead API's OpenAPI document says besides its schemas: the prose of each operation, its
  * tags and scopes, and the new-lead notification (a callback of the subscribing operation).
  */
-import { deliveryAnswers, type ApiDocs, signatureHeaderParameters, verifyingSignatures } from '../../platform/http/openapiDocs.js';
+import { deliveryAnswers, signatureHeaderParameters, verifyingSignatures } from '../../platform/delivery/index.js';
+import type { ApiDocs } from '../../platform/http/openapiDocs.js';
 import { EVENTS_TAG, eventFeedDocs } from '../../platform/events/routes.js';
 import { Lead, MAX_LEAD_PAGE_SIZE } from './model/lead.js';
 import { API_KEY_HEADER } from './model/subscription.js';

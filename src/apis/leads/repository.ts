@@ -63,6 +63,15 @@ export function toLead(row: LeadRow): Lead {
 }
 
 /**
+ * The lock a new lead's INSERT takes on the table anyway, taken before the ingestion lock: a
+ * transaction waiting for the table (an operator's LOCK TABLE, a migration) then waits holding no
+ * ingestion lock, so the agency's other new leads wait for the table themselves, each within its
+ * own lock deadline, rather than for it first and for the table after (twice the deadline).
+ * ROW EXCLUSIVE conflicts with no lock a lead path takes, so it adds no wait and no deadlock.
+ */
+export const LEADS_TABLE_LOCK: Statement = { name: 'leads.lock_table', text: 'LOCK TABLE leads IN ROW EXCLUSIVE MODE' };
+
+/**
  * The agency's lead ingestion lock, a transaction-scoped advisory lock. Every new lead takes it:
  * leads of an agency commit in ingestion order (what paging relies on, see services/leads.ts). A
  * change to one of its subscriptions (a new apiKey, INACTIVE, deleted) takes it too, so that it

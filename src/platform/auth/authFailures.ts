@@ -1,54 +1,63 @@
 /*
- * Failed client authentications counted per client id and per address in PostgreSQL, so every
- * process sees them: past the limits, the token endpoint answers 429 before hashing anything.
- * Wrong ADMIN_TOKENs are counted the same way, per address, as kind 'operator'.
+ * Failed client authentications counted in PostgreSQL, so every process sees them: past the
+ * limits, the token endpoint answers 429 before hashing anything. A client id is no secret, so no
+ * caller's failures may lock out another: a known client's wrong secrets count against that client
+ * from that address only (kind 'client_address'), and only client ids that name no active client
+ * count against the address (kind 'address'), which then refuses unknown ids alone. Wrong
+ * ADMIN_TOKENs are counted per address, as kind 'operator'. The address is `request.ip`: the
+ * client's own behind a proxy trusted by TRUST_PROXY, the peer's otherwise.
  */
 import type pg from 'pg';
 
 export interface AuthFailureLimits {
-  /** Failures per client id within the window after which the client id is refused. */
+  /** Wrong secrets for a known client from one address within the window, after which that client is refused from there. */
   perClient: number;
-  /** Failures per source address within the window after which the address is refused. */
+  /** Failures for unknown client ids from one address within the window, after which unknown ids from there are refused. */
   perAddress: number;
   /** Wrong ADMIN_TOKENs per source address within the window after which the address is refused as an operator. */
   adminTokenPerAddress: number;
   windowSeconds: number;
 }
 
-// A client id longer than any we issue is still counted, by a prefix, so padding cannot dodge the count.
-const KEY_LENGTH = 128;
+/** Who failed: a known (active) client at an address, or an unknown client id at an address. */
+export type FailingCaller = { knownClientId: string; address: string } | { knownClientId: undefined; address: string };
 
-/**
- * Seconds until `clientId` or `address` may try again, when either has used up its failures in
- * the current window; checked before the secret is hashed, so a locked-out guesser costs no scrypt.
- */
-export async function lockedFor(pool: pg.Pool, clientId: string, address: string, limits: AuthFailureLimits): Promise<number | undefined> {
-  const { rows } = await pool.query<{ kind: 'client' | 'address'; failures: number; retry_after: number }>(
-    `SELECT kind, failures,
-            ceil(extract(epoch FROM window_started_at + make_interval(secs => $3) - now()))::int AS retry_after
-       FROM auth_failures
-      WHERE ((kind = 'client' AND key = $1) OR (kind = 'address' AND key = $2))
-        AND window_started_at > now() - make_interval(secs => $3)`,
-    [clientId.slice(0, KEY_LENGTH), address, limits.windowSeconds],
-  );
-  const locked = rows.filter((row) => row.failures >= (row.kind === 'client' ? limits.perClient : limits.perAddress));
-  if (locked.length === 0) return undefined;
-  return Math.max(1, ...locked.map((row) => row.retry_after));
+function counter(caller: FailingCaller, limits: AuthFailureLimits): { kind: string; key: string; limit: number } {
+  return caller.knownClientId === undefined
+    ? { kind: 'address', key: caller.address, limit: limits.perAddress }
+    : { kind: 'client_address', key: `${caller.address} ${caller.knownClientId}`, limit: limits.perClient };
 }
 
-/** Counts one failed authentication against the client id and the address (and the client's day, when it exists). */
-export async function recordFailure(pool: pg.Pool, clientId: string, address: string, windowSeconds: number): Promise<void> {
+/**
+ * Seconds until `caller` may try again, when it has used up its failures in the current window;
+ * checked before the secret is hashed, so a locked-out guesser costs no scrypt.
+ */
+export async function lockedFor(pool: pg.Pool, caller: FailingCaller, limits: AuthFailureLimits): Promise<number | undefined> {
+  const { kind, key, limit } = counter(caller, limits);
+  const { rows } = await pool.query<{ retry_after: number }>(
+    `SELECT ceil(extract(epoch FROM window_started_at + make_interval(secs => $3) - now()))::int AS retry_after
+       FROM auth_failures
+      WHERE kind = $1 AND key = $2 AND failures >= $4 AND window_started_at > now() - make_interval(secs => $3)`,
+    [kind, key, limits.windowSeconds, limit],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : Math.max(1, row.retry_after);
+}
+
+/** Counts one failed authentication against `caller` (and a known client's day, for the operator's report). */
+export async function recordFailure(pool: pg.Pool, caller: FailingCaller, windowSeconds: number): Promise<void> {
+  const { kind, key } = counter(caller, { perClient: 0, perAddress: 0, adminTokenPerAddress: 0, windowSeconds });
   await pool.query(
     `WITH counted AS (
        INSERT INTO auth_failures AS f (kind, key, window_started_at, failures)
-       VALUES ('client', $1, now(), 1), ('address', $2, now(), 1)
+       VALUES ($1, $2, now(), 1)
        ON CONFLICT (kind, key) DO UPDATE SET
          failures = CASE WHEN f.window_started_at > now() - make_interval(secs => $3) THEN f.failures + 1 ELSE 1 END,
          window_started_at = CASE WHEN f.window_started_at > now() - make_interval(secs => $3) THEN f.window_started_at ELSE now() END)
      INSERT INTO auth_failure_days AS d (client_id, day, failures)
-     SELECT client_id, (now() AT TIME ZONE 'UTC')::date, 1 FROM clients WHERE client_id = $1
+     SELECT client_id, (now() AT TIME ZONE 'UTC')::date, 1 FROM clients WHERE client_id = $4
      ON CONFLICT (client_id, day) DO UPDATE SET failures = d.failures + 1`,
-    [clientId.slice(0, KEY_LENGTH), address, windowSeconds],
+    [kind, key, windowSeconds, caller.knownClientId ?? null],
   );
 }
 

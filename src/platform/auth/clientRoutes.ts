@@ -5,10 +5,10 @@
 import Type from 'typebox';
 import { ALL_SCOPES, ENVIRONMENTS } from '../catalogue.js';
 import type { Pool } from '../db/pool.js';
-import { decodeToken, encodeToken } from '../http/cursors.js';
+import { decodeToken, encodeToken, TOKEN_MAX_LENGTH } from '../http/cursors.js';
 import { badRequest, notFound } from '../http/problems.js';
 import { nullable, stringEnum, withDefaults } from '../http/schemas.js';
-import type { ApiApp } from '../module.js';
+import type { ApiApp } from '../http/apiApp.js';
 import {
   ClientInputError,
   createClient,
@@ -29,7 +29,7 @@ export const REPORT_THRESHOLD = 5;
 const dateTime = Type.String({ format: 'date-time' });
 const environments = Type.Array(stringEnum(ENVIRONMENTS), { minItems: 1, maxItems: ENVIRONMENTS.length, uniqueItems: true });
 
-const Client = Type.Object({
+export const Client = Type.Object({
   clientId: Type.String(),
   name: Type.String(),
   intermediaries: Type.Array(Type.String()),
@@ -40,7 +40,7 @@ const Client = Type.Object({
   disabledAt: nullable(dateTime),
 });
 
-const ClientWithSecret = Type.Object({
+export const ClientWithSecret = Type.Object({
   client: Client,
   clientSecret: Type.String({ description: 'Shown once: only its hash is kept' }),
 });
@@ -49,7 +49,7 @@ const ClientQuery = withDefaults(
   Type.Object(
     {
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-      cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+      cursor: Type.Optional(Type.String({ maxLength: TOKEN_MAX_LENGTH, description: 'nextCursor of the previous page' })),
     },
     { additionalProperties: false },
   ),
@@ -59,7 +59,11 @@ const ClientQuery = withDefaults(
 const CreateClient = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
-    intermediaries: Type.Array(Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$' }), { minItems: 1, maxItems: 100, uniqueItems: true }),
+    intermediaries: Type.Array(Type.String({ maxLength: 128, pattern: '^[A-Za-z0-9._:-]{1,128}$' }), {
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+    }),
     scopes: Type.Optional(
       Type.Array(stringEnum(ALL_SCOPES), {
         minItems: 1,
@@ -110,7 +114,7 @@ export const ReportRow = Type.Object({
   failedAuthentications: Type.Integer(),
 });
 
-const Report = Type.Object({ days: Type.Integer(), threshold: Type.Integer(), rows: Type.Array(ReportRow) });
+export const Report = Type.Object({ days: Type.Integer(), threshold: Type.Integer(), rows: Type.Array(ReportRow) });
 
 function found<T>(clientId: string, value: T | undefined): T {
   if (value === undefined) throw notFound(`No client ${clientId}`);

@@ -94,7 +94,7 @@ function required(params: Record<string, string>, name: string): string {
 
 /**
  * Step 2: exactly one authentication method, then the secret checked in constant time, unless the
- * client id or the caller's address failed too often lately (then not even hashed).
+ * caller failed too often lately (then not even hashed).
  */
 async function authenticateClient(pool: pg.Pool, context: TokenContext, address: string, limits: AuthFailureLimits) {
   const inBody = context.params.client_id !== undefined || context.params.client_secret !== undefined;
@@ -119,8 +119,9 @@ async function authenticateClient(pool: pg.Pool, context: TokenContext, address:
 
 /**
  * A client's id and secret, checked as the token endpoint checks them (the console's sign-in uses
- * it too): the secret in constant time, unless the client id or the caller's address failed too
- * often lately (then not even hashed); every failure counted.
+ * it too): the secret in constant time, unless this caller failed too often lately (then not even
+ * hashed); every failure counted. A known client's failures are its own at `address`, an unknown
+ * id's are the address's (authFailures.ts): looking the client up first tells which.
  */
 export async function verifyClientCredentials(
   pool: pg.Pool,
@@ -130,16 +131,17 @@ export async function verifyClientCredentials(
   challenge: Record<string, string> = {},
 ): Promise<ClientCredentials> {
   const { clientId, secret } = credentials;
-  const retryAfter = await lockedFor(pool, clientId, address, limits);
+  const client = await findActiveClient(pool, clientId);
+  const caller = { knownClientId: client?.clientId, address };
+  const retryAfter = await lockedFor(pool, caller, limits);
   if (retryAfter !== undefined) {
     throw new OAuthError('temporarily_unavailable', `too many failed authentications lately; retry in ${retryAfter} seconds`, {
       'retry-after': String(retryAfter),
     });
   }
-  const client = await findActiveClient(pool, clientId);
   const valid = await verifySecret(secret, client?.secretHash);
   if (!client || !valid) {
-    await recordFailure(pool, clientId, address, limits.windowSeconds);
+    await recordFailure(pool, caller, limits.windowSeconds);
     throw new OAuthError('invalid_client', 'client authentication failed', challenge);
   }
   return client;

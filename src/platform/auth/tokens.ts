@@ -151,10 +151,22 @@ export async function verifyToken(keys: KeyStore, token: string, issuer: string,
   } catch (error) {
     if (error instanceof TokenRejected) throw error;
     if (error instanceof errors.JWTExpired) throw new TokenRejected('the token has expired');
+    // The signature was verified before the claims: what the token carries is this server's own
+    // writing, safe to show, and naming both ends the guessing between two servers' PUBLIC_URLs.
+    if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'iss') {
+      throw new TokenRejected(claimMismatch('issuer', 'iss', error.payload.iss, issuer));
+    }
     if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud') {
-      throw new TokenRejected(`the token's audience is not ${audience}`);
+      throw new TokenRejected(claimMismatch('audience', 'aud', error.payload.aud, audience));
     }
     if (error instanceof errors.JWSSignatureVerificationFailed) throw new TokenRejected('the token signature is invalid');
     throw new TokenRejected(`the token is invalid (${messageOf(error)})`);
   }
+}
+
+/** The reason a token of another issuer or audience is refused: the value it carries and the one expected. */
+function claimMismatch(noun: string, claim: string, carried: unknown, expected: string): string {
+  if (carried === undefined) return `the token has no ${noun} (${claim} claim), expected ${expected}`;
+  const shown = Array.isArray(carried) ? carried.map(String).join(', ') : typeof carried === 'string' ? carried : JSON.stringify(carried);
+  return `the token's ${noun} is ${shown}, expected ${expected}`;
 }

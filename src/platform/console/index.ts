@@ -32,7 +32,12 @@ import { tokenUsageRoute } from './tokenUsage.js';
 
 export interface ConsoleDependencies {
   config: Config;
+  /** The platform's share of the request pool (sessions, sign-in, the operator's pages). */
   pool: Pool;
+  /** The share of each API's routes, mounted here as on the API's roots; absent: `pool`. */
+  poolFor?: (api: string) => Pool;
+  /** Installs what holds each tenant on the API roots (quotas, backlog bounds) on the console's copies of their routes too. */
+  limitTenants?: (app: FastifyInstance) => void;
   keys: KeyStore;
   logger: Logger;
   modules: readonly ApiModule[];
@@ -130,7 +135,8 @@ async function consoleApi(api: FastifyInstance, deps: ConsoleDependencies): Prom
 
 /** One API's routes, its console reads and its deliveries, acting with the session's token for that API. */
 async function mountApi(app: FastifyInstance, descriptor: ApiDescriptor, module: ApiModule, deps: ConsoleDependencies): Promise<void> {
-  const { config, pool, keys, logger, modules } = deps;
+  const { config, keys, logger, modules } = deps;
+  const pool = deps.poolFor?.(descriptor.id) ?? deps.pool;
   installTokenGuard(app, descriptor, { pool, keys, publicUrl: config.publicUrl }, async (request) => {
     const session = sessionOf(request);
     if (session.kind !== 'integrator') throw forbidden('Operators do not act for an agency: sign in with a client to use the APIs');
@@ -139,6 +145,7 @@ async function mountApi(app: FastifyInstance, descriptor: ApiDescriptor, module:
     if (!held) throw forbidden(`The client holds no scope of the ${descriptor.title}`);
     return { token: held.token, environment: session.environment };
   });
+  deps.limitTenants?.(app);
   const typed: ApiApp = app.withTypeProvider<TypeBoxTypeProvider>();
   const apiDeps = { config, pool, logger };
   await module.routes(typed, apiDeps);

@@ -14,7 +14,7 @@ import type { Sealer } from '../secrets/sealer.js';
 export const SESSION_COOKIE = 'immogate_console';
 /** How long a sign-in lasts; the tokens it uses must live at least as long. */
 export const SESSION_SECONDS = 8 * 3600;
-/** The purpose the session tokens are sealed for (secrets/stored.ts lists the column). */
+/** The purpose the session tokens are sealed for (sealedColumns.ts lists the column). */
 export const CONSOLE_TOKENS = 'console-tokens';
 
 export interface SessionToken {

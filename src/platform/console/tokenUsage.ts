@@ -10,7 +10,7 @@ import { forbidden } from '../http/problems.js';
 import type { ApiApp } from '../module.js';
 import { sessionOf } from './sessions.js';
 
-const TokenUsage = Type.Object({
+export const TokenUsage = Type.Object({
   clientId: Type.String(),
   days: Type.Integer(),
   threshold: Type.Integer(),

@@ -10,7 +10,7 @@
  * (kill -9, a crash) is adopted by the next process, so it does not run on forever. A server
  * that dies while its owner runs on is started again by the owner (restart(), see supervisor.ts).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { messageOf, codeOf } from '../caught.js';
 import { POSTGRES_DIR, PRIVATE_FILE, makePassage, postgresUser, type SystemUser } from '../dataDir.js';
+import { isDatabaseUnavailable } from './unavailable.js';
 
 export interface EmbeddedDatabase {
   readonly url: string;
@@ -298,22 +299,26 @@ const TRANSIENT =
 
 class TransientStartError extends Error {}
 
-/** Waits until the server accepts connections; `logStart` is where this start's log begins. */
-async function waitReady(url: string, child: { exitCode: number | null }, logPath: string, logStart: number): Promise<void> {
+/**
+ * Waits until the server accepts connections and serves our database, which a first start creates.
+ * `logStart` is where this start's log begins. A postmaster killed by a signal while it started
+ * (not one that exited refusing to start) is a TransientStartError: started again, it comes up.
+ */
+async function waitServing(port: number, password: string, child: ChildProcess, logPath: string, logStart: number): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const client = new pg.Client({ connectionString: url.replace(/\/[^/]*$/, '/postgres') });
     try {
-      await client.connect();
-      await client.end();
+      await ensureDatabase(port, password);
       return;
     } catch (error) {
-      await client.end().catch(() => undefined);
-      if (child.exitCode !== null || Date.now() > deadline) {
+      const exited = child.exitCode !== null || child.signalCode !== null;
+      // While it starts it refuses connections (or says it is starting up); anything else is an answer.
+      if (exited || Date.now() > deadline || !isDatabaseUnavailable(error)) {
         const log = fs.existsSync(logPath) ? fs.readFileSync(logPath) : Buffer.alloc(0);
         const tail = log.toString('utf8').split('\n').slice(-8).join('\n');
-        const message = `embedded PostgreSQL did not start (${messageOf(error)}); log ${logPath}:\n${tail}`;
-        const transient = child.exitCode !== null && TRANSIENT.test(log.subarray(logStart).toString('utf8'));
+        const how = child.signalCode !== null ? `; it was killed by ${child.signalCode}` : '';
+        const message = `embedded PostgreSQL did not start (${messageOf(error)}${how}); log ${logPath}:\n${tail}`;
+        const transient = child.signalCode !== null || (exited && TRANSIENT.test(log.subarray(logStart).toString('utf8')));
         throw transient ? new TransientStartError(message) : new Error(message);
       }
       await sleep(50);
@@ -323,12 +328,14 @@ async function waitReady(url: string, child: { exitCode: number | null }, logPat
 
 async function ensureDatabase(port: number, password: string): Promise<void> {
   const client = new pg.Client({ connectionString: urlFor(port, password, 'postgres') });
-  await client.connect();
+  // A server that dies under this connection fails its query or its connect; the event would crash the process.
+  client.on('error', () => undefined);
   try {
+    await client.connect();
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
     if (found.rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE}`);
   } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
   }
 }
 
@@ -435,17 +442,18 @@ async function startServer(paths: Paths, wantedPort?: number): Promise<{ pid: nu
   );
   fs.closeSync(log);
   child.unref();
+  // A spawn that failed leaves no pid (below); its event would otherwise crash the process.
+  child.on('error', () => undefined);
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not spawn the embedded PostgreSQL');
-  const url = urlFor(port, password);
-  await waitReady(url, child, paths.log, logStart);
-  await ensureDatabase(port, password);
-  return { pid, port, url };
+  await waitServing(port, password, child, paths.log, logStart);
+  return { pid, port, url: urlFor(port, password) };
 }
 
 /**
  * startServer, tried again while what refuses it passes (a crashed predecessor going away, see
- * TRANSIENT); called under the start lock, with no server running.
+ * TRANSIENT, or a postmaster killed while it started); called under the start lock, with no
+ * server running.
  */
 async function startWithRetries(paths: Paths, port?: number): Promise<{ pid: number; port: number; url: string }> {
   const deadline = Date.now() + 20_000;

@@ -3,6 +3,9 @@
  * that no two of them can wait for each other (a deadlock needs two transactions taking two
  * locks in opposite orders):
  *
+ *   0. a new lead's ROW EXCLUSIVE lock on the leads table (what its INSERT takes anyway), taken
+ *      first so that a lead waiting for the table (an operator's LOCK TABLE) holds nothing its
+ *      agency's other leads wait for; ROW EXCLUSIVE conflicts with no lock immogate takes;
  *   1. advisory locks of an agency (the lead API's ingestion lock), if any;
  *   2. the subscription's row (lead_webhook_subscriptions, caas_webhook_subscriptions): locked or
  *      changed before any of its deliveries, and several of them in ascending id;

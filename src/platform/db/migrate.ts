@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { messageOf } from '../caught.js';
+import { isDatabaseUnavailable } from './unavailable.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../../migrations/', import.meta.url));
 // Session-level advisory lock: processes starting together apply migrations one at a time.
@@ -67,7 +68,7 @@ export async function pendingMigrations(pool: pg.Pool, options: { directory?: st
   return known.filter((migration) => !done.has(migration.id)).map(migrationName);
 }
 
-/** The table of applied migrations; restore (backup.ts) makes it too, inside its own transaction. */
+/** The table of applied migrations; restore (platform/backup.ts) makes it too, inside its own transaction. */
 export async function createMigrationsTable(client: pg.ClientBase): Promise<void> {
   await client.query(`CREATE TABLE IF NOT EXISTS immogate_migrations (
       id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -83,6 +84,9 @@ export async function createMigrationsTable(client: pg.ClientBase): Promise<void
 export async function migrate(pool: pg.Pool, options: { directory?: string } = {}): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
+  // A connection lost under a migration is neither rolled back nor unlocked: it would wait for the
+  // same silence again. Destroyed on release, its session ends, which does both on the server.
+  let lost: unknown;
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await createMigrationsTable(client);
@@ -99,14 +103,19 @@ export async function migrate(pool: pg.Pool, options: { directory?: string } = {
         await client.query(migration.sql);
         await client.query('COMMIT');
       } catch (error) {
-        await client.query('ROLLBACK');
-        throw new Error(`migration ${name} failed: ${messageOf(error)}`);
+        if (isDatabaseUnavailable(error)) lost = error;
+        else await client.query('ROLLBACK');
+        // The cause keeps what failed readable to the caller: a start retries a database gone away.
+        throw new Error(`migration ${name} failed: ${messageOf(error)}`, { cause: error });
       }
       applied.push(name);
     }
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) lost = error;
+    throw error;
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
-    client.release();
+    if (lost === undefined) await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
+    client.release(lost !== undefined);
   }
   return applied;
 }

@@ -8,8 +8,10 @@ import { ConfigError, type Config } from '../../config.js';
 import { messageOf } from '../caught.js';
 import type { Logger } from '../log.js';
 import { embeddedClusterExists, openEmbedded } from './embedded.js';
+import { whileAnswering } from './liveness.js';
 import { migrate } from './migrate.js';
 import type { Pool } from './pool.js';
+import { DatabaseStartTimeout, StartStopped, type StartWait } from './startWait.js';
 import { EmbeddedSupervisor } from './supervisor.js';
 
 export interface Database {
@@ -19,16 +21,28 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Fails start-up and CLI commands with a message naming DATABASE_URL rather than a bare socket error. */
-async function checkReachable(url: string, host: string): Promise<void> {
+/** One try at connecting; what fails is thrown as it is. */
+async function connectOnce(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
-  } catch (error) {
-    throw new ConfigError('DATABASE_URL', `cannot connect to PostgreSQL at ${host}: ${messageOf(error)}`);
   } finally {
     await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Fails start-up and CLI commands with a message naming DATABASE_URL rather than a bare socket
+ * error. A start (`wait`) waits for a database that is unavailable; a CLI command does not: its
+ * operator is there to read why.
+ */
+async function checkReachable(url: string, host: string, wait: StartWait | undefined): Promise<void> {
+  try {
+    await (wait ? wait.run(`connecting to PostgreSQL at ${host}`, () => connectOnce(url)) : connectOnce(url));
+  } catch (error) {
+    if (error instanceof DatabaseStartTimeout || error instanceof StartStopped) throw error;
+    throw new ConfigError('DATABASE_URL', `cannot connect to PostgreSQL at ${host}: ${messageOf(error)}`);
   }
 }
 
@@ -38,11 +52,15 @@ async function checkReachable(url: string, host: string): Promise<void> {
  * run from the wrong directory would otherwise work on an empty database of its own, silently.
  * `supervisedBy`: a server's logger; an embedded database this process starts is then restarted
  * whenever it dies, for as long as it is open (a CLI command's is not: it ends soon anyway).
+ * `wait`: a start's, which waits for an external database that is unavailable (startWait.ts).
  */
-export async function openDatabase(config: Config, options: { existing?: boolean; supervisedBy?: Logger } = {}): Promise<Database> {
+export async function openDatabase(
+  config: Config,
+  options: { existing?: boolean; supervisedBy?: Logger; wait?: StartWait } = {},
+): Promise<Database> {
   if (config.databaseUrl) {
     const host = new URL(config.databaseUrl).host;
-    await checkReachable(config.databaseUrl, host);
+    await checkReachable(config.databaseUrl, host, options.wait);
     return { url: config.databaseUrl, description: `PostgreSQL at ${host}`, close: async () => undefined };
   }
   if (options.existing && !embeddedClusterExists(config.dataDir)) {
@@ -65,7 +83,10 @@ export async function openDatabase(config: Config, options: { existing?: boolean
   };
 }
 
-/** Applies pending migrations; returns the names applied. */
+/**
+ * Applies pending migrations; returns the names applied. Watched (liveness.ts): a database that
+ * stops answering under a migration fails it as unavailable, rather than leaving it waiting.
+ */
 export async function prepareDatabase(pool: Pool): Promise<string[]> {
-  return migrate(pool);
+  return whileAnswering(pool, () => migrate(pool));
 }

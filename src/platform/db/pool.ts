@@ -3,6 +3,10 @@
  * statements sent in one round trip (pipeline mode).
  */
 import pg from 'pg';
+import { MAINTENANCE_LIMITS, type PoolLimits } from './limits.js';
+
+export type { PoolLimits } from './limits.js';
+import { isDatabaseUnavailable } from './unavailable.js';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -26,13 +30,6 @@ export interface Statement {
  * does not answer (a dead host, a partition) gets its 503 within 2 s.
  */
 export const CONNECT_TIMEOUT_MS = 1_500;
-
-/**
- * How long a checkout waits for a free connection of a full pool by default: long, since a busy
- * pool is no fault (a flood of requests on a 2-core machine waits seconds), but bounded, so that no
- * request waits on the pool for ever.
- */
-export const CHECKOUT_TIMEOUT_MS = 10_000;
 
 // The pool hands its own options to each client, so the connect timeout, shorter than the
 // checkout's, is set by the client class.
@@ -90,14 +87,22 @@ export function traceQueries(tracer: QueryTracer | undefined): void {
  * so a transaction whose statements are known up front costs one round trip (see transaction()).
  * On the 2-core machine round trips, not statements, were most of a write's cost.
  */
-export function createPool(url: string, max: number): pg.Pool {
+export function createPool(url: string, max: number, limits: PoolLimits = MAINTENANCE_LIMITS): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     idleTimeoutMillis: 30_000,
     Client: Connection,
-    connectionTimeoutMillis: CHECKOUT_TIMEOUT_MS,
+    connectionTimeoutMillis: limits.checkoutTimeoutMs,
     pipeline: true,
+    // Sent with the connection's start-up (0 is PostgreSQL's "never", as an unset one is).
+    statement_timeout: limits.statementTimeoutMs,
+    lock_timeout: limits.lockTimeoutMs,
+    idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+    ...(limits.queryTimeoutMs > 0 ? { query_timeout: limits.queryTimeoutMs } : {}),
+    // An idle connection whose peer vanished is noticed by the kernel rather than at the next checkout.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // An idle client losing its connection (database restart) must not crash the process;
   // the pool replaces it on the next checkout.
@@ -148,8 +153,16 @@ export async function pipeline(client: pg.ClientBase, statements: readonly (Stat
   return results;
 }
 
-/** Ends a failed transaction; a connection that cannot even roll back is not given back to the pool. */
-async function rollBackAndRelease(client: pg.PoolClient): Promise<void> {
+/**
+ * Ends a failed transaction; a connection that cannot even roll back is not given back to the pool.
+ * One that failed for want of the database (dropped, unanswered) is not asked to roll back: it
+ * would wait for the same silence again, and the database rolls back a session that goes away.
+ */
+async function rollBackAndRelease(client: pg.PoolClient, error: unknown): Promise<void> {
+  if (isDatabaseUnavailable(error)) {
+    client.release(true);
+    return;
+  }
   try {
     await client.query('ROLLBACK');
     client.release();
@@ -181,7 +194,7 @@ export async function inTransaction<T>(
     }
     await client.query('COMMIT');
   } catch (error) {
-    await rollBackAndRelease(client);
+    await rollBackAndRelease(client, error);
     throw error;
   }
   client.release();
@@ -204,7 +217,7 @@ export async function transaction<S extends readonly Statement[]>(
     results = await pipeline(client, ['BEGIN', ...opening, ...statements, 'COMMIT']);
   } catch (error) {
     // The COMMIT of an aborted transaction has rolled it back already; this covers one that never ran.
-    await rollBackAndRelease(client);
+    await rollBackAndRelease(client, error);
     throw error;
   }
   client.release();

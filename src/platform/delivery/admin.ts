@@ -6,7 +6,7 @@ import type { Pool } from '../db/pool.js';
 import { badRequest } from '../http/problems.js';
 import { byOperator, perMinute } from '../http/rateLimit.js';
 import { stringEnum } from '../http/schemas.js';
-import type { ApiApp } from '../module.js';
+import type { ApiApp } from '../http/apiApp.js';
 import type { DeliverySources } from './deliveryStream.js';
 import { redeliverWebhooks, type RedeliveryTarget } from './redelivery.js';
 

@@ -133,8 +133,8 @@ const LEASE_END = "date_trunc('milliseconds', now() + make_interval(secs => $2))
 
 /**
  * Deliveries are claimed by subscription (a lane), within the worker's shares per subscription,
- * agency and receiver host (fairClaim.ts): a receiver that hangs holds at most its caps of the
- * worker's attempts, whatever its backlog.
+ * agency, agency and receiver host, and receiver host (fairClaim.ts): a receiver that hangs holds
+ * at most its caps of the worker's attempts, whatever its backlog.
  */
 const DELIVERY_QUEUE: FairQueue = {
   table: 'webhook_deliveries',
@@ -145,6 +145,9 @@ const DELIVERY_QUEUE: FairQueue = {
   shares: [
     { key: (q) => `'s:' || ${q}.source || '/' || ${q}.subscription_id`, cap: '$6' },
     { key: (q) => `'a:' || ${q}.environment || '/' || ${q}.agency_id`, cap: '$7' },
+    // An agency's part of a receiver host (half the host's by default), so that one agency whose
+    // endpoints there hang (its lead and its status subscriptions, say) leaves the rest to the others.
+    { key: (q) => `'ah:' || ${q}.environment || '/' || ${q}.agency_id || '|' || ${q}.target`, cap: '$9' },
     { key: (q) => `'h:' || ${q}.target`, cap: '$8' },
   ],
   turns: 1,
@@ -412,6 +415,7 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
           webhookShares.perSubscription,
           webhookShares.perAgency,
           webhookShares.perHost,
+          webhookShares.perAgencyHost,
         ],
       });
       return rows;
@@ -457,6 +461,24 @@ export function deliveryStream(options: DeliveryStreamOptions = {}): WorkStream<
         text: "SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE state = 'PENDING' AND next_attempt_at > now()",
       });
       return rows[0]?.at ?? undefined;
+    },
+    backlog: {
+      noun: 'webhook deliveries not yet delivered',
+      waiting: 'webhook deliveries waiting to be sent',
+      // One index range each (environment, agency, due time), counting no further than its limit;
+      // a delivery held by a worker is due at its lease's end, one waiting for a retry at the
+      // retry's time: neither is due now.
+      async measure(pool, scope, limits) {
+        const { rows } = await pool.query<{ count: number; waiting: number }>({
+          name: 'webhooks.agency_backlog',
+          text: `SELECT (SELECT count(*)::int FROM (SELECT 1 FROM webhook_deliveries
+                          WHERE state = 'PENDING' AND environment = $1 AND agency_id = $2 LIMIT $3) pending) AS count,
+                        (SELECT count(*)::int FROM (SELECT 1 FROM webhook_deliveries
+                          WHERE state = 'PENDING' AND environment = $1 AND agency_id = $2 AND next_attempt_at <= now() LIMIT $4) due) AS waiting`,
+          values: [scope.environment, scope.agencyId, limits.count, limits.waiting],
+        });
+        return onlyRow(rows);
+      },
     },
     async depth(pool) {
       const { rows } = await pool.query<QueueDepth>(

@@ -37,3 +37,4 @@ export { HostLimits, sharedHostLimits } from './hostLimits.js';
 export { redeliver, redeliverWebhooks, SKIP_REASONS, type Redelivery, type RedeliveryTarget, type SkippedDelivery } from './redelivery.js';
 export { deliveryDetail, type DeliveryEvent, type DeliveryView } from './views.js';
 export { Delivery } from './model.js';
+export { deliveryAnswers, signatureHeaderParameters, verifyingSignatures } from './webhookDocs.js';

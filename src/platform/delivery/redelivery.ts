@@ -11,8 +11,12 @@ import { WEBHOOKS_STREAM, type DeliverySpec } from './deliveries.js';
 import type { DeliverySources } from './deliveryStream.js';
 
 export type RedeliveryTarget =
-  /** One delivery, whatever its state: an operator may resend a delivered message. */
-  | { deliveryId: string; source?: string }
+  /**
+   * One delivery, whatever its state: an operator may resend a delivered message. `orWebhookId`:
+   * or every delivery whose webhook-id, the id its receiver saw, is this (an event announced to
+   * several subscriptions, such as a lead, has one delivery to each).
+   */
+  | { deliveryId: string; orWebhookId?: boolean; source?: string }
   /** Every FAILED delivery created since a time, optionally narrowed. */
   | { since: Date; source?: string; environment?: DeliverySpec['environment']; agencyId?: string };
 
@@ -26,6 +30,8 @@ export interface Redelivery {
   redelivered: string[];
   /** Left alone, with the reason. */
   skipped: SkippedDelivery[];
+  /** The webhook-id of each delivery found (what its receiver saw), by delivery id. */
+  webhookIds: Record<string, string>;
 }
 
 /** Why a delivery is skipped; callers may rephrase UNKNOWN for their audience. */
@@ -43,17 +49,19 @@ interface Candidate {
   id: string;
   source: string;
   subscription_id: string;
+  webhook_id: string;
 }
 
 async function candidates(client: pg.ClientBase, target: RedeliveryTarget): Promise<Candidate[]> {
-  const select = 'SELECT id, source, subscription_id FROM webhook_deliveries';
+  // A message announcing a feed event carries the event's id as its webhook-id, any other its own id.
+  const select = 'SELECT id, source, subscription_id, coalesce(event_id, id) AS webhook_id FROM webhook_deliveries';
   if ('deliveryId' in target) {
     // Anything but a UUID names no delivery (and would fail the cast).
     if (!UUID.test(target.deliveryId)) return [];
-    const { rows } = await client.query<Candidate>(`${select} WHERE id = $1::uuid AND ($2::text IS NULL OR source = $2)`, [
-      target.deliveryId,
-      target.source ?? null,
-    ]);
+    const { rows } = await client.query<Candidate>(
+      `${select} WHERE (id = $1::uuid OR ($3 AND event_id = $1::uuid)) AND ($2::text IS NULL OR source = $2) ORDER BY created_at, id`,
+      [target.deliveryId, target.source ?? null, target.orWebhookId === true],
+    );
     return rows;
   }
   const { rows } = await client.query<Candidate>(
@@ -125,13 +133,16 @@ async function reset(client: pg.ClientBase, ids: string[], skips: Map<string, st
 export async function redeliverWebhooks(pool: pg.Pool, target: RedeliveryTarget, sources: DeliverySources): Promise<Redelivery> {
   return inTransaction(pool, async (client) => {
     const found = await candidates(client, target);
-    if ('deliveryId' in target && found.length === 0)
-      return { redelivered: [], skipped: [{ deliveryId: target.deliveryId, reason: SKIP_REASONS.UNKNOWN }] };
+    if ('deliveryId' in target && found.length === 0) {
+      const reason = target.orWebhookId ? `${SKIP_REASONS.UNKNOWN} or webhook-id` : SKIP_REASONS.UNKNOWN;
+      return { redelivered: [], skipped: [{ deliveryId: target.deliveryId, reason }], webhookIds: {} };
+    }
     const skips = new Map<string, string>();
     await checkSubscriptions(client, found, sources, skips);
     const eligible = found.filter((candidate) => !skips.has(candidate.id)).map((candidate) => candidate.id);
     const queued = eligible.length > 0 ? await reset(client, eligible, skips) : new Set<string>();
-    const result: Redelivery = { redelivered: [], skipped: [] };
+    const webhookIds = Object.fromEntries(found.map((candidate) => [candidate.id, candidate.webhook_id]));
+    const result: Redelivery = { redelivered: [], skipped: [], webhookIds };
     for (const { id } of found) {
       if (queued.has(id)) result.redelivered.push(id);
       // Neither queued nor skipped: removed since it was read (retention), as good as never there.

@@ -10,9 +10,11 @@ import { withTenant } from '../db/tenant.js';
 import { tenantOf } from '../auth/guard.js';
 import { badRequest, notFound } from '../http/problems.js';
 import { byClient, perMinute } from '../http/rateLimit.js';
+import { TOKEN_MAX_LENGTH } from '../http/cursors.js';
 import { stringEnum, withDefaults } from '../http/schemas.js';
-import type { ApiApp } from '../module.js';
+import type { ApiApp } from '../http/apiApp.js';
 import type { DeliverySources } from './deliveryStream.js';
+import { WEBHOOKS_STREAM } from './deliveries.js';
 import { redeliverWebhooks } from './redelivery.js';
 import { Delivery, DeliverySummary } from './model.js';
 import {
@@ -32,7 +34,7 @@ export const DeliveryPage = Type.Object({ items: Type.Array(DeliverySummary), ne
 const pageMembers = {
   state: Type.Optional(stringEnum(DELIVERY_STATES)),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 20 })),
-  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+  cursor: Type.Optional(Type.String({ maxLength: TOKEN_MAX_LENGTH, description: 'nextCursor of the previous page' })),
 };
 
 export const TenantQuery = withDefaults(
@@ -59,7 +61,7 @@ const AdminQuery = withDefaults(
 
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
 
-const RedeliveryResult = Type.Object({
+export const RedeliveryResult = Type.Object({
   redelivered: Type.Array(Type.String()),
   skipped: Type.Array(Type.Object({ deliveryId: Type.String(), reason: Type.String() })),
 });
@@ -105,7 +107,7 @@ export async function tenantDeliveryRoutes(
   app.post(
     '/deliveries/:id/redeliveries',
     {
-      config: { scope, ...perMinute('redeliveries', options.redeliveriesPerMinute, 'client', byClient) },
+      config: { scope, addsWork: [WEBHOOKS_STREAM], ...perMinute('redeliveries', options.redeliveriesPerMinute, 'client', byClient) },
       schema: { params: IdParams, response: { 200: RedeliveryResult } },
     },
     async (request) => {

@@ -41,10 +41,19 @@ export function encodeCursor(cursor: Cursor): string {
   return encodeToken(`e1:${cursor.epoch}:${cursor.xid}:${cursor.position}`);
 }
 
-/** The cursor a token names, or undefined for anything encodeCursor did not make. */
+/** The largest values of PostgreSQL's xid8 (unsigned 64 bits) and bigint, which the read casts the cursor's parts to. */
+const MAX_XID8 = 2n ** 64n - 1n;
+const MAX_BIGINT = 2n ** 63n - 1n;
+
+/**
+ * The cursor a token names, or undefined for anything encodeCursor did not make: its numbers are
+ * range-checked here, since a cast past its type's range fails in the database (a 500, not a 400).
+ */
 export function decodeCursor(token: string): Cursor | undefined {
   const match = /^e1:([0-9a-f]{0,12}):(0|[1-9][0-9]{0,19}):(0|[1-9][0-9]{0,18})$/.exec(decodeToken(token) ?? '');
-  return match ? { epoch: match[1] as string, xid: match[2] as string, position: match[3] as string } : undefined;
+  if (match === null) return undefined;
+  const [, epoch = '', xid = '', position = ''] = match;
+  return BigInt(xid) <= MAX_XID8 && BigInt(position) <= MAX_BIGINT ? { epoch, xid, position } : undefined;
 }
 
 const isStart = (cursor: Cursor) => cursor.xid === START.xid && cursor.position === START.position;
@@ -91,6 +100,18 @@ export interface FeedQuery {
   /** Types to keep; undefined: all. */
   types: readonly string[] | undefined;
   limit: number;
+  /** A long poll's read: when no event shows, also find those held back (FeedRead.heldBackFrom). */
+  heldBack?: boolean;
+}
+
+export interface FeedRead extends FeedPage {
+  /**
+   * Asked for with `heldBack`, when the page is empty: the lowest transaction id (xid8, as text) of
+   * the query's events after the cursor that are committed but not shown, because a transaction
+   * older than theirs was still in flight. They show once the horizon passes it; nothing notifies
+   * when that older transaction ends (waiters.ts watches for it).
+   */
+  heldBackFrom?: string;
 }
 
 /**
@@ -103,11 +124,19 @@ export async function readFeed(
   api: ApiDescriptor['id'],
   query: FeedQuery,
   retentionDays: number,
-): Promise<FeedPage> {
+): Promise<FeedRead> {
   return withTenant(pool, tenant, async (client) => {
-    const [{ epoch }] = (await client.query<{ epoch: string }>('SELECT epoch FROM event_feed_epoch')).rows as [{ epoch: string }];
+    // The horizon is read once, first, for the page and the held-back events alike: each statement
+    // has a snapshot of its own, and with two horizons an event between them would be in neither,
+    // its commit notified before the poll's wait. An earlier horizon only shows less, never too much:
+    // every transaction below it had ended before this page's query began.
+    const [{ epoch, horizon }] = (
+      await client.query<{ epoch: string; horizon: string }>(
+        'SELECT epoch, pg_snapshot_xmin(pg_current_snapshot())::text AS horizon FROM event_feed_epoch',
+      )
+    ).rows as [{ epoch: string; horizon: string }];
     if (query.after.epoch !== epoch && !isStart(query.after)) throw cursorOfAnotherDatabase({ ...START, epoch });
-    const horizon = await client.query<Omit<Cursor, 'epoch'>>(
+    const expired = await client.query<Omit<Cursor, 'epoch'>>(
       'SELECT xid::text AS xid, position::text AS position FROM event_horizons WHERE environment = $1 AND agency_id = $2 AND api = $3 ' +
         'AND (xid, position) > ($4::xid8, $5::bigint)',
       [tenant.environment, tenant.agencyId, api, query.after.xid, query.after.position],
@@ -117,14 +146,14 @@ export async function readFeed(
            FROM events
           WHERE environment = $1 AND agency_id = $2 AND api = $3
             AND (xid, position) > ($4::xid8, $5::bigint)
-            AND xid < pg_snapshot_xmin(pg_current_snapshot())
+            AND xid < $8::xid8
             AND ($6::text[] IS NULL OR type = ANY ($6::text[]))
           -- The table's columns: the output's xid is text, whose order puts 1000 before 999.
           ORDER BY events.xid, events.position
           LIMIT $7`,
-      [tenant.environment, tenant.agencyId, api, query.after.xid, query.after.position, query.types ?? null, query.limit],
+      [tenant.environment, tenant.agencyId, api, query.after.xid, query.after.position, query.types ?? null, query.limit, horizon],
     );
-    const gone = horizon.rows[0];
+    const gone = expired.rows[0];
     // A read from the start is never refused: it begins with the oldest event left.
     if (gone && !isStart(query.after)) throw cursorExpired({ ...gone, epoch }, retentionDays);
     const events = page.rows.map((row) => ({
@@ -135,6 +164,21 @@ export async function readFeed(
       data: row.data,
       cursor: encodeCursor({ epoch, xid: row.xid, position: row.position }),
     }));
-    return { events, next: events.at(-1)?.cursor ?? encodeCursor({ ...query.after, epoch }) };
+    const next = events.at(-1)?.cursor ?? encodeCursor({ ...query.after, epoch });
+    if (events.length > 0 || !query.heldBack) return { events, next };
+    // The first of the page's order at or above the horizon: an index scan that stops at one row.
+    const held = await client.query<{ xid: string }>(
+      `SELECT xid::text AS xid
+           FROM events
+          WHERE environment = $1 AND agency_id = $2 AND api = $3
+            AND (xid, position) > ($4::xid8, $5::bigint)
+            AND xid >= $7::xid8
+            AND ($6::text[] IS NULL OR type = ANY ($6::text[]))
+          ORDER BY events.xid, events.position
+          LIMIT 1`,
+      [tenant.environment, tenant.agencyId, api, query.after.xid, query.after.position, query.types ?? null, horizon],
+    );
+    const heldBackFrom = held.rows[0]?.xid;
+    return heldBackFrom === undefined ? { events, next } : { events, next, heldBackFrom };
   });
 }

@@ -6,13 +6,14 @@ import type { FastifyInstance } from 'fastify';
 import Type, { type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type pg from 'pg';
+import type { EventWaiterLimits } from '../../config.js';
 import { tenantOf } from '../auth/guard.js';
 import type { ApiDescriptor } from '../catalogue.js';
 import type { OperationDocs } from '../http/openapiDocs.js';
 import { badRequest, tooManyRequests } from '../http/problems.js';
 import { decodeCursor, readFeed, START, type FeedPage } from './feed.js';
 import { FEEDS } from './types.js';
-import type { EventWaiters } from './waiters.js';
+import type { EventWaiters, WaiterCap } from './waiters.js';
 
 export const MAX_WAIT_SECONDS = 30;
 export const MAX_EVENTS_PAGE = 100;
@@ -83,6 +84,13 @@ export interface EventRouteOptions {
   retentionDays: number;
 }
 
+/** The detail of a 429 of each waiter cap. */
+const REFUSALS: Readonly<Record<WaiterCap, (limits: EventWaiterLimits) => string>> = {
+  client: (limits) =>
+    `Too many long polls of this client are waiting: at most ${limits.perClient} per client on this server; retry in a second.`,
+  server: (limits) => `Too many long polls are waiting on this server: at most ${limits.perServer}; retry in a second.`,
+};
+
 function typesOf(api: ApiDescriptor['id'], text: string | undefined): string[] | undefined {
   if (text === undefined) return undefined;
   const types = text.split(',').map((type) => type.trim());
@@ -107,7 +115,8 @@ export function eventRoutes(app: FastifyInstance, api: ApiDescriptor, options: E
   typed.get(
     '/events',
     {
-      config: { scope: FEEDS[api.id].scope },
+      // A long poll waits holding nothing: not counted among the requests in flight (http/inFlight.ts).
+      config: { scope: FEEDS[api.id].scope, uncounted: true },
       schema: {
         operationId: EVENT_OPERATION_IDS[api.id],
         'x-immogate-extension': true,
@@ -121,18 +130,28 @@ export function eventRoutes(app: FastifyInstance, api: ApiDescriptor, options: E
       if (after === undefined) throw badRequest([{ name: 'after', reason: 'is not a cursor this feed returned.' }], 'requestParameter');
       const types = typesOf(api.id, query.types);
       const tenant = tenantOf(request);
-      const read = () => readFeed(options.pool, tenant, api.id, { after, types, limit: query.limit }, options.retentionDays);
+      const read = (heldBack: boolean) =>
+        readFeed(options.pool, tenant, api.id, { after, types, limit: query.limit, heldBack }, options.retentionDays);
+      if (query.wait === 0) return read(false);
       const deadline = Date.now() + query.wait * 1000;
       const gone = new AbortController();
       // The answer's stream closes when the client goes away (or once answered): stop waiting then.
       reply.raw.once('close', () => gone.abort());
-      for (;;) {
-        const page = await read();
-        const left = deadline - Date.now();
-        if (page.events.length > 0 || left <= 0 || gone.signal.aborted || options.waiters.stopped) return page;
-        if (!(await options.waiters.wait(tenant.environment, tenant.agencyId, left, gone.signal))) {
-          throw tooManyRequests(1, 'Too many long polls are waiting on this server; retry in a second.');
+      // Woken from before the first read on: a commit notified while a read runs is not missed.
+      const poll = await options.waiters.open(tenant);
+      try {
+        for (;;) {
+          const { heldBackFrom, ...page } = await read(true);
+          const left = deadline - Date.now();
+          if (page.events.length > 0 || left <= 0 || gone.signal.aborted || options.waiters.stopped) return page;
+          const refused = poll.admit();
+          if (refused) throw tooManyRequests(1, REFUSALS[refused](options.waiters.limits));
+          // Unwoken, nothing the last read did not see can show (a commit after it began notifies, the
+          // horizon passing its held-back events wakes): its page is the answer, with no read again.
+          if (!(await poll.sleep(left, gone.signal, heldBackFrom))) return page;
         }
+      } finally {
+        poll.close();
       }
     },
   );

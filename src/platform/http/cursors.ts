@@ -1,3 +1,6 @@
+/** The longest page token or cursor any endpoint takes: every one we make is far shorter. */
+export const TOKEN_MAX_LENGTH = 256;
+
 /*
  * Opaque page tokens: base64url of a short text the endpoint understands. A token is read back
  * only if it re-encodes to itself, because Node's decoder silently skips characters outside the

@@ -15,10 +15,14 @@ import {
   notFound,
   payloadTooLarge,
   contentTypeRefused,
+  databaseBusy,
+  databaseDeadline,
   databaseUnavailable,
 } from './problems.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { databaseRefusal, deadlineMet, type DatabaseRefusal } from '../db/unavailable.js';
 import { EMPTY_BODY, installJsonBodies } from './jsonBody.js';
+import { KnownPaths } from './knownPaths.js';
+import { targetTooLong, uriTooLong } from './requestTarget.js';
 import { continueTrace } from './tracing.js';
 import { validationProblem } from './validation.js';
 
@@ -65,8 +69,16 @@ export function toProblem(error: FastifyError | Problem | Error, request: Fastif
   if (status !== undefined && status >= 400 && status < 500) {
     return new Problem(status, STATUS_CODES[status] ?? 'Client error', error.message);
   }
-  if (isDatabaseUnavailable(error)) return databaseUnavailable();
-  return internalError();
+  switch (databaseRefusal(error)) {
+    case 'busy':
+      return databaseBusy();
+    case 'deadline':
+      return databaseDeadline(deadlineMet(error) ?? 'statement');
+    case 'unavailable':
+      return databaseUnavailable();
+    default:
+      return internalError();
+  }
 }
 
 /** Query and path parameters holding U+0000 (sent as %00) are refused the same way, before any handler. */
@@ -83,15 +95,15 @@ function refuseNulParameters(request: FastifyRequest): void {
 }
 
 /**
- * Error rendering, JSON parsing, 404 and 405 for the whole app. A request refused because the
- * database is unavailable goes to `unavailable` (which counts it and logs the outage once)
- * instead of being logged with its stack.
+ * Error rendering, JSON parsing, 404 and 405 for the whole app. A request the database refused
+ * (unavailable, busy, past its deadline) goes to `refused` (which counts it, and logs an outage
+ * once) instead of being logged with its stack.
  */
 export function installErrorHandling(
   app: FastifyInstance,
   logger: Logger,
   bodyLimit: number,
-  unavailable: (error: unknown) => void = () => undefined,
+  refused: (error: unknown, why: DatabaseRefusal) => void = () => undefined,
 ): void {
   // JSON only: the APIs speak nothing else (the token endpoint adds form encoding for itself).
   app.removeAllContentTypeParsers();
@@ -101,33 +113,28 @@ export function installErrorHandling(
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = toProblem(error, request, bodyLimit);
-    if (problem.status === 503 && !(error instanceof Problem)) unavailable(error);
+    const why = error instanceof Problem ? undefined : databaseRefusal(error);
+    if (why !== undefined) refused(error, why);
     else if (problem.status >= 500) logger.error({ err: error, traceparent: request.id, url: request.url }, 'request failed');
     return sendProblem(reply, problem);
   });
 
   // Paths known with other methods get 405 with Allow; a path unknown altogether gets 404.
-  const methodsByPath = new Map<string, Set<string>>();
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const known = methodsByPath.get(route.url) ?? new Set<string>();
-    for (const method of methods) known.add(method);
-    methodsByPath.set(route.url, known);
-  });
-  app.setNotFoundHandler((request, reply) => {
+  const known = new KnownPaths();
+  app.addHook('onRoute', (route) => known.add(route.url, Array.isArray(route.method) ? route.method : [route.method]));
+  const answerUnrouted = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = request.url.split('?')[0] ?? '/';
-    for (const [pattern, methods] of methodsByPath) {
-      if (matches(pattern, path)) return sendProblem(reply, methodNotAllowed(request.method, [...methods].sort()));
-    }
+    const allowed = known.methodsAt(path);
+    if (allowed.length > 0) return sendProblem(reply, methodNotAllowed(request.method, allowed));
     return sendProblem(reply, notFound(`No resource at ${request.method} ${path}`));
+  };
+  // Answered as the request arrives, before Fastify reads a body for the not-found handler: with
+  // one (or a QUERY without its Content-Type) the answer was the body's 400 or 415, not 404 or 405.
+  app.addHook('onRequest', async (request, reply) => {
+    if (targetTooLong(request.raw)) return sendProblem(reply, uriTooLong());
+    if (request.is404) return answerUnrouted(request, reply);
   });
-}
-
-function matches(pattern: string, path: string): boolean {
-  const a = pattern.split('/');
-  const b = path.split('/');
-  if (a.length !== b.length) return false;
-  return a.every((segment, i) => (segment.startsWith(':') ? (b[i] ?? '') !== '' : segment === b[i]));
+  app.setNotFoundHandler(answerUnrouted);
 }
 
 const CLIENT_ERRORS: Record<string, { status: number; title: string; detail: string }> = {

@@ -10,6 +10,11 @@
  * same key runs the request again. A 4xx is stored, as Stripe does: the retry of a refused request
  * is refused alike, without running it again.
  *
+ * An answer is kept up to IDEMPOTENT_ANSWER_MAX_BYTES (64 KB): a larger one is kept as its status,
+ * its kept headers and, of a problem, its type and title, and its replay is a problem that says
+ * so. Refusals repeat what was sent (member names, paths), and a key is kept a day: without the
+ * bound, a megabyte refused would be a megabyte stored.
+ *
  * The body is compared by the sha256 of its bytes as received (not of the parsed JSON): a retry
  * sends the same bytes, and the same JSON written otherwise is another request.
  *
@@ -26,7 +31,8 @@ import type pg from 'pg';
 import type { Sealer } from '../secrets/sealer.js';
 import type { ScheduledTask } from '../work/schedule.js';
 import { sweep } from '../work/sweep.js';
-import { Problem, badRequest } from './problems.js';
+import { withCanonicalUuids } from './formats.js';
+import { PROBLEM_CONTENT_TYPE, Problem, TYPE_BASE, badRequest } from './problems.js';
 
 export const IDEMPOTENCY_KEY = 'idempotency-key';
 export const REPLAYED = 'idempotent-replayed';
@@ -46,6 +52,8 @@ interface StoredAnswer {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** Set when the answer was larger than kept: its size, and of a problem its type and title. */
+  cut?: { bytes: number; type?: string; title?: string };
 }
 
 interface Claimed {
@@ -64,6 +72,8 @@ export interface IdempotencyOptions {
   sealer: Sealer;
   /** Seconds after which a key still running is taken to belong to a process that died. */
   leaseSeconds: number;
+  /** The most bytes of an answer's body kept whole. */
+  maxAnswerBytes: number;
 }
 
 /** Twice the deadline of a request (a minute at least): no request still running holds a key that long. */
@@ -98,7 +108,7 @@ function keyOf(request: FastifyRequest): string | undefined {
 
 /** Installs the hooks on one API root (call after its guard, which sets the tenant). */
 export function installIdempotency(app: FastifyInstance, options: IdempotencyOptions): void {
-  const { pool, sealer, leaseSeconds } = options;
+  const { pool, sealer, leaseSeconds, maxAnswerBytes } = options;
   app.decorateRequest('idempotencyClaim', null);
   // preValidation: after the body is parsed (its bytes are hashed), before the schema's checks,
   // so a request refused by them is stored too and the key's own 400 comes first.
@@ -111,6 +121,8 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
       .update(request.rawJson ?? '')
       .digest();
     const claim = randomUUID();
+    // One request however its ids are spelled: validation, which lower-cases them, runs after this hook.
+    const path = withCanonicalUuids(request.url);
     // A row past its expiry counts as absent; a running row past its lease, of the same request, is taken over.
     const { rows: won } = await pool.query(
       `INSERT INTO idempotency_keys (client_id, environment, agency_id, key, request_hash, path, claim, state, expires_at)
@@ -122,7 +134,7 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
             OR (idempotency_keys.state = 'running' AND idempotency_keys.started_at < now() - make_interval(secs => $9)
                 AND idempotency_keys.request_hash = EXCLUDED.request_hash AND idempotency_keys.path = EXCLUDED.path)
        RETURNING claim`,
-      [clientId, environment, agencyId, key, hash, request.url, claim, KEY_TTL_HOURS, leaseSeconds],
+      [clientId, environment, agencyId, key, hash, path, claim, KEY_TTL_HOURS, leaseSeconds],
     );
     if (won.length > 0) {
       request.idempotencyClaim = { claim };
@@ -137,7 +149,7 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     // Swept between the two statements: the caller retries as after any conflict.
     if (existing === undefined)
       throw idempotencyProblem(409, 'The request with this Idempotency-Key is still being processed', retryLater());
-    if (existing.path !== request.url) throw idempotencyProblem(422, `This Idempotency-Key was used for a request to ${existing.path}`);
+    if (existing.path !== path) throw idempotencyProblem(422, `This Idempotency-Key was used for a request to ${existing.path}`);
     if (!existing.request_hash.equals(hash)) throw idempotencyProblem(422, 'This Idempotency-Key was used for a request with another body');
     if (existing.state !== 'done' || existing.answer === null) {
       throw idempotencyProblem(409, 'The request with this Idempotency-Key is still being processed', retryLater());
@@ -165,7 +177,7 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
       const value = reply.getHeader(name);
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
     }
-    const answer = sealer.seal(JSON.stringify({ status, headers, body } satisfies StoredAnswer), IDEMPOTENT_ANSWER);
+    const answer = sealer.seal(JSON.stringify(kept(status, headers, body, maxAnswerBytes)), IDEMPOTENT_ANSWER);
     // The answer goes out whatever happens here; a key left running is taken over after its lease.
     await pool
       .query("UPDATE idempotency_keys SET state = 'done', answer = $2 WHERE claim = $1", [held.claim, answer])
@@ -178,10 +190,46 @@ function retryLater(): Record<string, string> {
   return { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_SECONDS) };
 }
 
+/** The answer as stored: whole up to `maxBytes`, else its status, headers and problem type. */
+function kept(status: number, headers: Record<string, string>, body: string, maxBytes: number): StoredAnswer {
+  const bytes = Buffer.byteLength(body);
+  if (bytes <= maxBytes) return { status, headers, body };
+  const { type, title } = problemNames(headers['content-type'], body);
+  const { 'content-type': _type, ...rest } = headers;
+  return { status, headers: rest, body: '', cut: { bytes, type, title } };
+}
+
+function problemNames(contentType: string | undefined, body: string): { type?: string; title?: string } {
+  if (!contentType?.startsWith(PROBLEM_CONTENT_TYPE)) return {};
+  try {
+    const parsed = JSON.parse(body) as { type?: unknown; title?: unknown };
+    return {
+      type: typeof parsed.type === 'string' ? parsed.type : undefined,
+      title: typeof parsed.title === 'string' ? parsed.title : undefined,
+    };
+  } catch {
+    return {};
+  }
+}
+
 function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
   reply.code(answer.status);
   for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
-  return reply.header(REPLAYED, 'true').send(answer.body);
+  reply.header(REPLAYED, 'true');
+  if (answer.cut === undefined) return reply.send(answer.body);
+  const { bytes, type, title } = answer.cut;
+  const detail =
+    `The first answer to this Idempotency-Key had ${bytes} bytes, more than are kept: its status` +
+    `${type === undefined ? '' : ' and problem type'} are replayed, not its body. Send the request with a new key to see it whole`;
+  return reply.type(PROBLEM_CONTENT_TYPE).send(
+    JSON.stringify({
+      type: type ?? `${TYPE_BASE}answer-not-kept`,
+      title: title ?? 'Answer not kept',
+      status: answer.status,
+      detail,
+      instance: reply.request.id,
+    }),
+  );
 }
 
 export const pruneIdempotencyKeys: ScheduledTask = {

@@ -19,7 +19,7 @@ export interface ProblemMembers {
 }
 
 // Relative URI references (RFC 7807 allows them), resolved against the server's own address.
-const TYPE_BASE = '/problems/';
+export const TYPE_BASE = '/problems/';
 
 export class Problem extends Error {
   readonly type: string;
@@ -56,7 +56,29 @@ export function badRequest(errors: FieldError[], errorSource: ErrorSource, detai
   return new Problem(400, 'Bad request', detail, { errors: bounded(errors, found), errorSource }, 'bad-request');
 }
 
-function bounded(errors: FieldError[], found: number): FieldError[] {
+/**
+ * The most characters of a field error's name or reason: both can repeat what the client sent (an
+ * unknown member's name, a path), and a refusal is stored with its Idempotency-Key. With at most
+ * MAX_FIELD_ERRORS errors, a refusal stays below 64 KB whatever was sent.
+ */
+export const MAX_ERROR_TEXT = 256;
+
+/** `text` cut to MAX_ERROR_TEXT characters, saying how long it was (never splitting a surrogate pair). */
+export function clipped(text: string): string {
+  if (text.length <= MAX_ERROR_TEXT) return text;
+  const tail = `… (${text.length} characters)`;
+  let end = MAX_ERROR_TEXT - tail.length;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return text.slice(0, end) + tail;
+}
+
+function bounded(all: FieldError[], found: number): FieldError[] {
+  const errors = all.map((error) =>
+    error.name.length > MAX_ERROR_TEXT || error.reason.length > MAX_ERROR_TEXT
+      ? { name: clipped(error.name), reason: clipped(error.reason) }
+      : error,
+  );
   if (found <= MAX_FIELD_ERRORS) return errors;
   const listed = errors.slice(0, MAX_FIELD_ERRORS - 1);
   const more = found - listed.length;
@@ -135,6 +157,35 @@ export const RETRY_AFTER_SECONDS = 5;
 export function databaseUnavailable(): Problem {
   return new Problem(503, 'Service unavailable', 'The database is unavailable; retry later', {}, undefined, {
     'retry-after': String(RETRY_AFTER_SECONDS),
+  });
+}
+
+/** Seconds a client is asked to wait when the server is busy or a request met its deadline: a moment, not a restart. */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+
+/** No database connection became free within DATABASE_CHECKOUT_TIMEOUT_MS: the server has more requests than it can serve now. */
+export function databaseBusy(): Problem {
+  return new Problem(
+    503,
+    'Service unavailable',
+    'The server is busy: no database connection became free in time; retry later',
+    {},
+    undefined,
+    {
+      'retry-after': String(BUSY_RETRY_AFTER_SECONDS),
+    },
+  );
+}
+
+/**
+ * PostgreSQL cancelled a statement of the request at its deadline (DATABASE_LOCK_TIMEOUT_MS: the
+ * data it needs is locked by other work; DATABASE_STATEMENT_TIMEOUT_MS: it ran too long) and
+ * rolled its transaction back.
+ */
+export function databaseDeadline(kind: 'lock' | 'statement'): Problem {
+  const why = kind === 'lock' ? 'the data it needs is locked by other work' : 'the database took too long';
+  return new Problem(503, 'Service unavailable', `The request did not complete within its deadline: ${why}; retry later`, {}, undefined, {
+    'retry-after': String(BUSY_RETRY_AFTER_SECONDS),
   });
 }
 

@@ -99,7 +99,8 @@ export function byClient(request: FastifyRequest): string {
 export function bySubscription(subscriptionId: (request: FastifyRequest) => string): (request: FastifyRequest) => string {
   return (request) => {
     const tenant = tenantFor(request);
-    return `subscription|${tenant.environment}|${tenant.agencyId}|${subscriptionId(request)}`;
+    // Counted before validation lower-cases the id: 40 spellings of one id are one subscription.
+    return `subscription|${tenant.environment}|${tenant.agencyId}|${subscriptionId(request).toLowerCase()}`;
   };
 }
 

@@ -41,3 +41,27 @@ export function withDefaults<T extends TObject, K extends keyof Static<T> & stri
 export function jsonText(schema: TSchema): TUnsafe<string> {
   return Type.Unsafe<string>(schema);
 }
+
+/** How many members an open object takes beyond those it names, and how long their names may be. */
+export const OPEN_MEMBER_LIMITS = { members: 100, nameLength: 256 } as const;
+
+/**
+ * The options that keep an open object (one that accepts and ignores members its contract does not
+ * name) open within bounds: `named` members plus OPEN_MEMBER_LIMITS.members others, names bounded.
+ * Their values are bounded by the body limit and the JSON reader's depth limit.
+ */
+export function openMembers(named: number): { maxProperties: number; propertyNames: { maxLength: number } } {
+  return { maxProperties: named + OPEN_MEMBER_LIMITS.members, propertyNames: { maxLength: OPEN_MEMBER_LIMITS.nameLength } };
+}
+
+/**
+ * Reasons said in words for patterns a client cannot be expected to read (a list of extensions
+ * spelled in every letter case); every other pattern is quoted.
+ */
+export const PATTERN_REASONS = new Map<string, string>();
+
+/** `pattern`, whose refusal will say `reason` (without its full stop) instead of quoting it. */
+export function explainedPattern(pattern: string, reason: string): string {
+  PATTERN_REASONS.set(pattern, reason);
+  return pattern;
+}

@@ -3,6 +3,7 @@
  * size) and a cap on open connections.
  */
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from '../log.js';
 import { answerClientError } from './errors.js';
@@ -47,6 +48,24 @@ export function installRequestDeadlines(app: FastifyInstance, seconds: number): 
   app.addHook('preHandler', async (request) => {
     if (request.routeOptions.config.streamedBody !== true) clear(request);
   });
+}
+
+/**
+ * A connection sits idle at most HTTP_IDLE_TIMEOUT_SECONDS, but never while its request is being
+ * handled: a handler waiting on the database has its own deadlines (db/limits.ts), and closing the
+ * socket under it would drop a request that may still commit, unanswered (a client retrying it
+ * without an Idempotency-Key writes twice). The idle clock stops when a request's headers are in
+ * and runs again once its answer starts going out, so a client that does not read an answer is
+ * still cut off.
+ */
+export function pauseIdleTimeoutWhileHandling(app: FastifyInstance, idleSeconds: number): void {
+  // A request the app injects itself (the console asking the token endpoint) has a stand-in socket without timeouts.
+  const idleClock = (request: FastifyRequest, ms: number) => {
+    const socket = request.raw.socket as Partial<Socket> | undefined;
+    if (typeof socket?.setTimeout === 'function') socket.setTimeout(ms);
+  };
+  app.addHook('onRequest', async (request) => idleClock(request, 0));
+  app.addHook('onSend', async (request) => idleClock(request, idleSeconds * 1000));
 }
 
 /** At most `max` connections per process; a refusal is logged at most once a minute, so a flood cannot flood the log. */

@@ -4,9 +4,10 @@
  * refuse them), every error reported at once. Query strings, path parameters and headers arrive
  * as text, so there numbers and booleans are coerced and defaults applied.
  */
-import { Ajv, type Options, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import { _, Ajv, type Options, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import { FORMATS } from './formats.js';
+import { PATTERN_REASONS } from './schemas.js';
 import { digest, loadGenerated } from './generated.js';
 import { MAX_FIELD_ERRORS, badRequest, type ErrorSource, type FieldError, type Problem } from './problems.js';
 
@@ -18,10 +19,16 @@ const OPTIONS: Record<Part, Options> = {
   text: { ...common, coerceTypes: 'array', useDefaults: true },
 };
 
+/**
+ * How generated code (scripts/precompile.ts, written to dist/src/generated/) reaches the format
+ * checkers: by requiring this build's formats module, so a precompiled validator runs the same
+ * function as one compiled at start.
+ */
+const FORMATS_CODE = _`require("../platform/http/formats.js").FORMATS`;
+
 export function newAjv(part: Part, extra: Options = {}): Ajv {
-  const ajv = new Ajv({ ...OPTIONS[part], ...extra });
-  // ajv-formats is CommonJS: under NodeNext its default import is the module, whose `default` is the plugin.
-  addFormats.default(ajv);
+  const ajv = new Ajv({ ...OPTIONS[part], ...extra, code: { ...extra.code, formats: FORMATS_CODE } });
+  for (const [name, check] of Object.entries(FORMATS)) ajv.addFormat(name, check);
   return ajv;
 }
 
@@ -88,6 +95,59 @@ function loadPrecompiled(part: Part): Record<string, ValidateFunction> {
   return loadGenerated<Record<string, ValidateFunction>>(PRECOMPILED_FILES[part]) ?? {};
 }
 
+/**
+ * Where a schema has `format: uuid` strings, as paths of member names (`*`: each item of an
+ * array). Only the schema's own members are followed, not its `$ref`s: ids are in path
+ * parameters, query strings and the few bodies that name one.
+ */
+export function uuidPaths(schema: unknown, prefix: string[] = []): string[][] {
+  if (!isNode(schema)) return [];
+  if (schema.format === 'uuid') return [prefix];
+  const paths: string[][] = [];
+  if (isNode(schema.properties)) {
+    for (const [name, member] of Object.entries(schema.properties)) paths.push(...uuidPaths(member, [...prefix, name]));
+  }
+  if (isNode(schema.items)) paths.push(...uuidPaths(schema.items, [...prefix, '*']));
+  for (const keyword of SCHEMA_LISTS) {
+    const list = schema[keyword];
+    if (Array.isArray(list)) for (const sub of list) paths.push(...uuidPaths(sub, prefix));
+  }
+  return paths;
+}
+
+function lowerCaseAt(data: unknown, path: readonly string[], at: number): void {
+  const name = path[at];
+  if (name === undefined) return;
+  const last = at === path.length - 1;
+  const items = name === '*' ? (Array.isArray(data) ? data.keys() : []) : isNode(data) && Object.hasOwn(data, name) ? [name] : [];
+  for (const key of items) {
+    const container = data as Record<string | number, unknown>;
+    const value = container[key];
+    if (last) {
+      if (typeof value === 'string') container[key] = value.toLowerCase();
+    } else {
+      lowerCaseAt(value, path, at + 1);
+    }
+  }
+}
+
+/**
+ * The validator, and after it accepted a value, its UUIDs lower-cased in place: one canonical
+ * form for every key, lookup and SQL after validation (Fastify hands the request's own params,
+ * query and body objects to the validator), whatever letter case the client wrote.
+ */
+function canonicalizing(validate: ValidateFunction, schema: unknown): ValidateFunction {
+  const paths = uuidPaths(schema);
+  if (paths.length === 0) return validate;
+  const wrapped = ((data: unknown) => {
+    const valid = validate(data);
+    wrapped.errors = validate.errors;
+    if (valid === true) for (const path of paths) lowerCaseAt(data, path, 0);
+    return valid;
+  }) as ValidateFunction;
+  return wrapped;
+}
+
 export interface Validators {
   compiler: FastifySchemaCompiler<unknown>;
   /** Registers a schema with an `$id` so route schemas can `$ref` it. */
@@ -139,7 +199,7 @@ export function createValidators(options: { precompiled?: boolean } = {}): Valid
           validate = ajvFor(part).compile(splitIntoFunctions(schema));
           compiled += 1;
         }
-        entry = { part, schema, validate };
+        entry = { part, schema, validate: canonicalizing(validate, schema) };
         byKey.set(key, entry);
       }
       return entry.validate;
@@ -181,6 +241,8 @@ export function fieldError(error: FastifySchemaValidationError, source: ErrorSou
   } else if (error.keyword === 'required') {
     pointer += `/${String(params.missingProperty)}`;
     reason = 'is required.';
+  } else if (error.keyword === 'pattern' && PATTERN_REASONS.has(String(params.pattern))) {
+    reason = `${PATTERN_REASONS.get(String(params.pattern))}.`;
   } else if (error.keyword === 'enum') {
     const allowed = Array.isArray(params.allowedValues) ? params.allowedValues : [];
     reason = `must be equal to one of the allowed values: ${allowed.join(', ')}.`;
@@ -197,7 +259,11 @@ export function validationProblem(errors: readonly FastifySchemaValidationError[
   const seen = new Set<string>();
   const fields: FieldError[] = [];
   let unlisted = 0;
+  // A text over its maxLength is refused for its length alone: what its pattern or format would
+  // say of it is moot.
+  const tooLong = new Set(errors.filter((error) => error.keyword === 'maxLength').map((error) => error.instancePath));
   for (const error of errors) {
+    if ((error.keyword === 'pattern' || error.keyword === 'format') && tooLong.has(error.instancePath)) continue;
     if (fields.length < MAX_FIELD_ERRORS) {
       const field = fieldError(error, source);
       const key = `${field.name}\u0000${field.reason}`;

@@ -5,8 +5,6 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
 import { SecretsKeyError, kekId, sealedWith, type Sealer } from './sealer.js';
-import { CONSOLE_TOKENS } from '../console/sessions.js';
-import { IDEMPOTENT_ANSWER } from '../http/idempotency.js';
 
 /**
  * A text column holding sealed values, and the purpose each is sealed for. Table, column and key
@@ -26,18 +24,6 @@ export interface SealedColumn {
 
 /** Webhook secrets (classified status webhooks, lead subscription apiKeys, and the copies their deliveries keep). */
 export const WEBHOOK_SECRET = 'webhook-secret';
-
-/** The platform's own sealed columns; each API module declares those of its tables. */
-export const PLATFORM_SEALED_COLUMNS: readonly SealedColumn[] = [
-  { table: 'signing_keys', column: 'private_jwk_sealed', key: 'kid', purpose: (kid) => `signing-key:${kid}`, clearColumn: 'private_jwk' },
-  { table: 'blob_signing_keys', column: 'secret_sealed', key: 'id', purpose: () => 'blob-signing-key', clearColumn: 'secret' },
-  // Deliveries are many: only those that may still be sent need their key at start.
-  { table: 'webhook_deliveries', column: 'secret', key: 'id', purpose: () => WEBHOOK_SECRET, live: "state IN ('PENDING', 'FAILED')" },
-  // The console's sessions hold their client's tokens.
-  { table: 'console_sessions', column: 'tokens', key: 'id', purpose: () => CONSOLE_TOKENS, live: 'tokens_expire_at > now()' },
-  // Answers kept for Idempotency-Key replays: a subscription's carries its webhook secret.
-  { table: 'idempotency_keys', column: 'answer', key: 'claim', purpose: () => IDEMPOTENT_ANSWER, live: 'expires_at > now()' },
-];
 
 const BATCH = 500;
 

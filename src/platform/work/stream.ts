@@ -5,6 +5,7 @@
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import type { Config } from '../../config.js';
 import type { Pool } from '../db/pool.js';
+import type { TenantScope } from '../db/tenant.js';
 import type { Logger } from '../log.js';
 import type { Outage } from '../db/outage.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
@@ -74,6 +75,27 @@ export interface WorkStream<T> {
   nextDue(context: WorkContext): Promise<Date | undefined>;
   /** How many items wait or run (the queue depth metric). */
   depth(pool: Pool): Promise<QueueDepth>;
+  /** An agency's unfinished items, which writes adding to the stream are bounded by (http/backlog.ts). */
+  readonly backlog?: AgencyBacklog;
+}
+
+export interface AgencyBacklog {
+  /** What the items are, as a refusal names them: "webhook deliveries not yet delivered". */
+  readonly noun: string;
+  /** The items a worker has yet to take, as a refusal names them: "classifieds waiting to be processed". */
+  readonly waiting: string;
+  /**
+   * The agency's unfinished items in the environment, and of those the ones due now and not taken
+   * by a worker (waiting for one), each counted up to its limit.
+   */
+  measure(pool: Pool, scope: TenantScope, limits: BacklogMeasure): Promise<BacklogMeasure>;
+}
+
+export interface BacklogMeasure {
+  /** Unfinished items. */
+  count: number;
+  /** Of those, due now and not taken by a worker. */
+  waiting: number;
 }
 
 export interface QueueDepth {

@@ -3,6 +3,7 @@
  * tasks. Any number of processes may run one on the same database.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Config } from '../../config.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../log.js';
@@ -37,6 +38,9 @@ export interface Worker {
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const { config, logger } = options;
   const controller = new AbortController();
+  // Every call in flight listens on this one signal (each removes its listener when it ends): as
+  // many at once as the streams' slots, so Node's leak warning at 11 would be a false alarm.
+  setMaxListeners(0, controller.signal);
   const disk = await DiskWatch.start(config, logger, 'new work');
   const context: WorkContext = {
     pool: options.pool,
@@ -53,6 +57,12 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     }),
     paused: () => disk?.low === true,
   };
+  const scheduler = new Scheduler(options.tasks, context);
+  // First, before anything runs on: a start that finds its database unavailable here tries again whole.
+  await scheduler.start().catch((error: unknown) => {
+    disk?.stop();
+    throw error;
+  });
   const runners = options.streams.map((stream) => new StreamRunner(stream, context));
   const byName = new Map(runners.map((runner) => [runner.name, runner]));
   const listener = new WorkListener(
@@ -65,8 +75,6 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   );
   await listener.start();
   for (const runner of runners) runner.start();
-  const scheduler = new Scheduler(options.tasks, context);
-  await scheduler.start();
   let stopping: Promise<void> | undefined;
   return {
     workerId: context.workerId,

@@ -891,15 +891,15 @@ export type $defs = Record<string, never>;
 export interface operations {
     listListingEvents: {
         parameters: {
-            query: {
+            query?: {
                 /** @description A `cursor` or `next` this feed returned; absent: from the oldest event kept. */
                 after?: string;
                 /** @description Events per page. */
-                limit: number;
+                limit?: number;
                 /** @description Comma-separated event types to keep; absent: all. */
                 types?: string;
                 /** @description Seconds to wait for an event when there is none yet (long polling); 0 answers at once. */
-                wait: number;
+                wait?: number;
             };
             header?: never;
             path?: never;

@@ -4,3 +4,11 @@
  */
 export const BOUND_MARK = 'x-immogate-bound';
 export const BOUND_NOTE = 'maxItems added by immogate: the contract sets no bound';
+
+/**
+ * The mark on every other limit immogate adds where the contract sets none: a string's maxLength,
+ * an open object's bounds on the members it does not name. Kept apart from BOUND_MARK, which the
+ * served document carries onto the contract's arrays.
+ */
+export const LIMIT_MARK = 'x-immogate-limit';
+export const LIMIT_NOTE = 'added by immogate: the contract sets no bound';

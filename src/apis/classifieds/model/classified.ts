@@ -52,7 +52,8 @@ export const ClassifiedsQuery = withDefaults(
   Type.Object({
     limit: Limit,
     nextToken: NextToken,
-    offererEstateId: Type.Optional(Type.String({ minLength: 1 })),
+    // As long as the classified's data.metaData.source.offererEstateId may be.
+    offererEstateId: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
   }),
   'limit',
 );
@@ -72,5 +73,7 @@ export const NotModified = Type.Unsafe<undefined>(
   Type.Null({ description: 'Not modified: If-None-Match names the current ETag', headers: { ETag } }),
 );
 
-export const IfNoneMatchHeaders = Type.Object({ 'if-none-match': Type.Optional(Type.String()) });
-export const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String()) });
+// A list of entity tags, as long as any client sends one.
+const ENTITY_TAGS_MAX_LENGTH = 1024;
+export const IfNoneMatchHeaders = Type.Object({ 'if-none-match': Type.Optional(Type.String({ maxLength: ENTITY_TAGS_MAX_LENGTH })) });
+export const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: ENTITY_TAGS_MAX_LENGTH })) });

@@ -5,15 +5,16 @@
 import Type, { type Static } from 'typebox';
 import { nullable, stringEnum, withDefaults } from '../../../platform/http/schemas.js';
 import { STAGES, STATUSES } from './statuses.js';
+import { TOKEN_MAX_LENGTH } from '../../../platform/http/cursors.js';
 
 const dateTime = Type.String({ format: 'date-time' });
-const cursor = Type.Optional(Type.String({ description: 'nextCursor of the previous page' }));
+const cursor = Type.Optional(Type.String({ maxLength: TOKEN_MAX_LENGTH, description: 'nextCursor of the previous page' }));
 const limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 }));
 
 export const SummaryQuery = withDefaults(
   Type.Object(
     {
-      offererEstateId: Type.Optional(Type.String({ minLength: 1 })),
+      offererEstateId: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
       status: Type.Optional(stringEnum(STATUSES, { description: 'The latest status' })),
       limit,
       cursor,

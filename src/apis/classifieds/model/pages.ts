@@ -3,6 +3,7 @@
  * they answer. Pages are keyset pages, newest first (services/pages.ts).
  */
 import Type, { type TSchema } from 'typebox';
+import { TOKEN_MAX_LENGTH } from '../../../platform/http/cursors.js';
 
 export const MAX_PAGE_SIZE = 250;
 
@@ -16,7 +17,7 @@ export const Limit = Type.Optional(
   }),
 );
 
-export const NextToken = Type.Optional(Type.String({ description: 'The nextToken of the previous page' }));
+export const NextToken = Type.Optional(Type.String({ maxLength: TOKEN_MAX_LENGTH, description: 'The nextToken of the previous page' }));
 
 /** A page of `item`s; nextToken, when there, asks for the next one. */
 export function Page<T extends TSchema>(item: T) {

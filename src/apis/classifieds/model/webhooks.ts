@@ -5,7 +5,7 @@
  * `{url}/classifieds/{classifiedId}/statuses`.
  */
 import Type, { type Static } from 'typebox';
-import { jsonText, stringEnum } from '../../../platform/http/schemas.js';
+import { jsonText, openMembers, stringEnum } from '../../../platform/http/schemas.js';
 import { BOUND_MARK, BOUND_NOTE } from './bounds.js';
 import { STATUSES } from './statuses.js';
 
@@ -24,12 +24,16 @@ export const SubscriptionSecret = Type.String({
 });
 
 // Open as the contract's Webhook is: members it does not name are accepted and ignored.
-export const Subscription = Type.Object({
-  url: Type.String({ format: 'uri', maxLength: URL_MAX_LENGTH }),
-  // The contract's Webhook.statuses has no uniqueness rule: repeats are accepted and stored once.
-  statuses: Type.Optional(Type.Array(stringEnum(STATUSES), { maxItems: STATUS_FILTER_MAX_ITEMS, [BOUND_MARK]: BOUND_NOTE })),
-  secret: Type.Optional(SubscriptionSecret),
-});
+export const Subscription = Type.Object(
+  {
+    url: Type.String({ format: 'uri', maxLength: URL_MAX_LENGTH }),
+    // The contract's Webhook.statuses has no uniqueness rule: repeats are accepted and stored once.
+    statuses: Type.Optional(Type.Array(stringEnum(STATUSES), { maxItems: STATUS_FILTER_MAX_ITEMS, [BOUND_MARK]: BOUND_NOTE })),
+    secret: Type.Optional(SubscriptionSecret),
+  },
+  // Within bounds: so many other members, each of bounded size.
+  openMembers(3),
+);
 export type Subscription = Static<typeof Subscription>;
 
 /** The contract's answer to both webhook operations: the JSON string "success". */

@@ -21,6 +21,8 @@ import {
   NotModified,
 } from '../model/classified.js';
 import { SCOPES } from '../model/scopes.js';
+import { PROCESSING_STREAM } from '../jobs.js';
+import { WEBHOOKS_STREAM } from '../../../platform/delivery/index.js';
 import { ClassifiedValidation } from '../model/validation.js';
 import { validateClassified } from '../services/validation.js';
 import { createClassified, deleteClassified, listClassifieds, readClassified, updateClassified } from '../services/classifieds.js';
@@ -34,11 +36,13 @@ function acknowledgement(classifiedId: string): Acknowledgement {
 // thousand-field tree.
 const documentedOnly = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
 
+/** What a write of a classified adds to: its processing, then its status webhooks (http/backlog.ts bounds both per agency). */
+const CLASSIFIED_WORK = [PROCESSING_STREAM, WEBHOOKS_STREAM];
 export async function classifiedRoutes(app: ApiApp, { pool, config }: ApiDependencies): Promise<void> {
   app.post(
     '/classifieds',
     {
-      config: { scope: SCOPES.createClassified },
+      config: { scope: SCOPES.createClassified, addsWork: CLASSIFIED_WORK },
       schema: { operationId: 'createClassified', body: ClassifiedBody, response: { 202: AcknowledgementSchema } },
     },
     async (request, reply) => {
@@ -50,7 +54,7 @@ export async function classifiedRoutes(app: ApiApp, { pool, config }: ApiDepende
   app.put(
     '/classifieds/:classifiedId',
     {
-      config: { scope: SCOPES.updateClassified },
+      config: { scope: SCOPES.updateClassified, addsWork: CLASSIFIED_WORK },
       schema: {
         operationId: 'updateClassified',
         params: ClassifiedIdParams,
@@ -75,7 +79,7 @@ export async function classifiedRoutes(app: ApiApp, { pool, config }: ApiDepende
   app.delete(
     '/classifieds/:classifiedId',
     {
-      config: { scope: SCOPES.deleteClassified },
+      config: { scope: SCOPES.deleteClassified, addsWork: CLASSIFIED_WORK },
       schema: { operationId: 'deleteClassified', params: ClassifiedIdParams, response: { 202: AcknowledgementSchema } },
     },
     async (request, reply) => {

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { tenantOf } from '../../../platform/auth/guard.js';
 import { Delivery } from '../../../platform/delivery/index.js';
 import { bySubscription, perMinute } from '../../../platform/http/rateLimit.js';
+import { WEBHOOKS_STREAM } from '../../../platform/delivery/index.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import { sealerFor } from '../../../platform/secrets/sealer.js';
 import { SCOPES } from '../model/scopes.js';
@@ -45,6 +46,7 @@ export async function webhookRoutes(app: ApiApp, { pool, config }: ApiDependenci
     {
       config: {
         scope: SCOPES.createSubscriptionToWebhook,
+        addsWork: [WEBHOOKS_STREAM],
         // Each test event is an outbound POST: a budget per subscription (one per client here).
         ...perMinute(
           'caas-test-events',

@@ -19,7 +19,7 @@ import { transaction, type Statement } from '../../../platform/db/pool.js';
 import { getOrMake } from '../../../platform/memo.js';
 import type { WorkContext } from '../../../platform/work/stream.js';
 import type { Classified } from '../model/classified.js';
-import { OUTCOMES, type NewStatus, type Operation } from '../model/statuses.js';
+import { OUTCOMES, type MediaStatusItem, type NewStatus, type Operation } from '../model/statuses.js';
 import * as repository from '../repository.js';
 import type { ClaimedClassified, MediaOutcome, PendingRevision } from '../repository.js';
 import { applyRules, describeViolations, type Violation } from '../rules.js';
@@ -103,7 +103,7 @@ function commitProcessing(pool: pg.Pool, write: ProcessingWrite): Promise<boolea
   return writer.submit(write);
 }
 
-type StatusOf = (fields: Pick<NewStatus, 'status' | 'message' | 'portals'> & Partial<NewStatus>) => NewStatus;
+export type StatusOf = (fields: Pick<NewStatus, 'status' | 'message' | 'portals'> & Partial<NewStatus>) => NewStatus;
 
 function statusFactory(classifiedId: string, revision: PendingRevision): StatusOf {
   return (fields) => ({
@@ -154,6 +154,22 @@ function ruleOutcome(
   return { refusedEverywhere, accepted: outcome.accepted, statuses };
 }
 
+/**
+ * The outcome of a revision accepted on `portals` once its media are known: done, or done with the
+ * media that could not be used counted.
+ */
+export function acceptedStatus(statusOf: StatusOf, operation: Operation, portals: string[], media: MediaStatusItem[]): NewStatus {
+  const words = OUTCOMES[operation];
+  const failed = media.filter((item) => item.status === 'DOWNLOADING_FAILED' || item.status === 'CREATING_FAILED').length;
+  const accepted = portals.join(', ') || 'no portal';
+  return statusOf({
+    status: failed > 0 ? words.mediaError : words.done,
+    message: failed > 0 ? `Accepted on ${accepted}; ${failed} of ${media.length} media could not be used` : `Accepted on ${accepted}`,
+    portals,
+    mediaStatuses: media,
+  });
+}
+
 /** Processes one revision; resolves to whether the classified's work ended (see ProcessingWrite.finishedBy). */
 async function processRevision(
   claimed: ClaimedClassified,
@@ -193,15 +209,7 @@ async function processRevision(
         'a media could not be used',
       );
   }
-  const media = mediaStatuses(plan.wanted, claimed.media, revision.revision);
-  const failed = media.filter((item) => item.status === 'DOWNLOADING_FAILED' || item.status === 'CREATING_FAILED').length;
-  const accepted = rules.accepted.join(', ') || 'no portal';
-  const done = statusOf({
-    status: failed > 0 ? words.mediaError : words.done,
-    message: failed > 0 ? `Accepted on ${accepted}; ${failed} of ${media.length} media could not be used` : `Accepted on ${accepted}`,
-    portals: rules.accepted,
-    mediaStatuses: media,
-  });
+  const done = acceptedStatus(statusOf, revision.operation, rules.accepted, mediaStatuses(plan.wanted, claimed.media, revision.revision));
   const statuses = [...(plan.toFetch.length > 0 ? [] : [step]), ...rules.statuses, done];
   return commitProcessing(pool, { ...outcome, statuses, fetched });
 }

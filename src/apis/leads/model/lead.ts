@@ -4,6 +4,7 @@
  * carries. contract-notes: metadata, contactRequest, property.
  */
 import Type, { type Static } from 'typebox';
+import { FORMAT_BOUNDS, LOCAL_DATE_TIME_PATTERN } from '../../../platform/http/formats.js';
 import { nullable, stringEnum, withDefaults } from '../../../platform/http/schemas.js';
 
 export const GENDERS = ['MALE', 'FEMALE', 'OTHER', 'PREFER_NOT_TO_DISCLOSE'] as const;
@@ -16,6 +17,11 @@ export type LeadCategory = (typeof LEAD_CATEGORIES)[number];
 export const DEFAULT_LANGUAGE = 'FR';
 export const MAX_LEAD_PAGE_SIZE = 100;
 /** The longest period GET /leads covers: 7 days, in seconds. */
+/**
+ * Ours: the contract sets no bound on a lead's message. The default body limit (BODY_LIMIT_BYTES),
+ * which bounded it alone before, so a message the default server took is still taken.
+ */
+export const MESSAGE_MAX_LENGTH = 1_048_576;
 export const MAX_PERIOD_SECONDS = 7 * 24 * 3600;
 
 export const PhoneNumber = Type.Object(
@@ -37,11 +43,14 @@ export const CreateLeadRequest = Type.Object(
     email: Type.String({ format: 'email', maxLength: 254 }),
     language: Type.Optional(stringEnum(LANGUAGES, { default: DEFAULT_LANGUAGE, description: 'FR when omitted' })),
     phoneNumbers: Type.Array(PhoneNumber, { minItems: 1, maxItems: 10 }),
-    // No bound of the spec's: up to the body limit.
-    message: Type.String(),
-    classifiedId: Type.String({ pattern: '^([0-9]{2})([1-9A-NP-Z]{10})$' }),
+    // No bound of the spec's: ours, far above any message a seeker writes.
+    message: Type.String({ maxLength: MESSAGE_MAX_LENGTH, 'x-immogate-limit': 'added by immogate: the contract sets no bound' }),
+    classifiedId: Type.String({ maxLength: 12, pattern: '^([0-9]{2})([1-9A-NP-Z]{10})$' }),
+    // The shape for every reader of the document (a pattern), the calendar (no 31 April) for ours (the format).
     submittedDate: Type.String({
       format: 'iso-date-time',
+      maxLength: FORMAT_BOUNDS['iso-date-time'],
+      pattern: LOCAL_DATE_TIME_PATTERN,
       description: 'ISO 8601 date-time; without a time zone (2026-11-22T08:00:00) it is read as UTC',
     }),
   },

@@ -3,6 +3,7 @@
  * the names their notifications travel under.
  */
 import Type, { type Static } from 'typebox';
+import { TOKEN_MAX_LENGTH } from '../../../platform/http/cursors.js';
 import { nullable, stringEnum, withDefaults } from '../../../platform/http/schemas.js';
 
 export const SUBSCRIPTION_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
@@ -65,7 +66,7 @@ export const SubscriptionListQuery = withDefaults(
   Type.Object(
     {
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SUBSCRIPTION_PAGE_SIZE, default: MAX_SUBSCRIPTION_PAGE_SIZE })),
-      nextToken: Type.Optional(Type.String({ description: 'metadata.nextToken of the previous page' })),
+      nextToken: Type.Optional(Type.String({ maxLength: TOKEN_MAX_LENGTH, description: 'metadata.nextToken of the previous page' })),
     },
     { additionalProperties: false },
   ),

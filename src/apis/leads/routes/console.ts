@@ -10,7 +10,7 @@ import { SUBSCRIPTION_SCOPE, SubscriptionListQuery, SubscriptionPage } from '../
 import { listLeads } from '../services/leads.js';
 import { listSubscriptions } from '../services/subscriptions.js';
 
-const RecentLeads = Type.Object({
+export const RecentLeads = Type.Object({
   items: Type.Array(Lead),
   nextCursor: Type.Optional(Type.String({ description: 'The leadId to continue after (start)' })),
 });

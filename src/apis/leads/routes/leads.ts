@@ -1,6 +1,7 @@
 /* HTTP of the leads resource: POST /leads, GET /leads, GET /leads/{leadId}. */
 import { tenantOf } from '../../../platform/auth/guard.js';
 import { apiById, rootPath } from '../../../platform/catalogue.js';
+import { WEBHOOKS_STREAM } from '../../../platform/delivery/index.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import { CreateLeadRequest, Lead, LeadIdParams, LeadPage, LeadQuery, LeadSubmitted } from '../model/lead.js';
 import { createLead, listLeads, readLead } from '../services/leads.js';
@@ -13,7 +14,10 @@ const rateLimited = { scope: 'leads:read', rateLimit: { max: 10, timeWindow: 200
 export async function leadRoutes(app: ApiApp, { pool, config }: ApiDependencies): Promise<void> {
   app.post(
     '/leads',
-    { config: { scope: 'leads:create' }, schema: { operationId: 'createLead', body: CreateLeadRequest, response: { 200: LeadSubmitted } } },
+    {
+      config: { scope: 'leads:create', addsWork: [WEBHOOKS_STREAM] },
+      schema: { operationId: 'createLead', body: CreateLeadRequest, response: { 200: LeadSubmitted } },
+    },
     async (request) => {
       const { requestId } = await createLead(pool, tenantOf(request), request.body);
       return { title: 'Lead submitted', requestId };

@@ -8,6 +8,7 @@ import type { Environment } from '../../../platform/catalogue.js';
 import { addressPolicy, checkTargetUrl, Delivery, OutboundError } from '../../../platform/delivery/index.js';
 import { badRequest } from '../../../platform/http/problems.js';
 import { bySubscription, perMinute } from '../../../platform/http/rateLimit.js';
+import { WEBHOOKS_STREAM } from '../../../platform/delivery/index.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
 import { sealerFor } from '../../../platform/secrets/sealer.js';
 import {
@@ -119,6 +120,7 @@ export async function subscriptionRoutes(app: ApiApp, { pool, config }: ApiDepen
     {
       config: {
         scope: SUBSCRIPTION_SCOPE,
+        addsWork: [WEBHOOKS_STREAM],
         // Each test event is an outbound POST: a budget per subscription.
         ...perMinute('leads-test-events', config.rateLimits.testEventsPerMinute, 'subscription', bySubscription(subscriptionIdOf)),
       },

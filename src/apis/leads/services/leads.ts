@@ -22,6 +22,7 @@ import {
   findLead,
   ingestionLock,
   insertLead,
+  LEADS_TABLE_LOCK,
   leadPosition,
   leadsIngested,
   toLead,
@@ -63,6 +64,7 @@ export async function createLead(pool: pg.Pool, tenant: Tenant, body: CreateLead
   // The notification as toLead writes it; its ingestionDate is the database's, stamped in the statement.
   const notification = toLead({ ...row, seq: 0, ingested_at: new Date(0) });
   await tenantTransaction(pool, tenant, [
+    LEADS_TABLE_LOCK,
     ingestionLock(tenant.environment, tenant.agencyId),
     insertLead(tenant.environment, row, notification),
   ]);

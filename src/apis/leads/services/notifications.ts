@@ -9,7 +9,9 @@ import { redeliverWebhooks, SKIP_REASONS, type Redelivery } from '../../../platf
 import { DELIVERY_SOURCE } from '../model/subscription.js';
 import { deliveryHooks } from './subscriptions.js';
 
-export type LeadRedeliveryTarget = { deliveryId: string } | { since: Date; environment?: Environment; agencyId?: string };
+export type LeadRedeliveryTarget =
+  | { deliveryId: string; orWebhookId?: boolean }
+  | { since: Date; environment?: Environment; agencyId?: string };
 
 /**
  * Only notifications whose subscription still exists and is ACTIVE go out again: a deleted or
@@ -20,7 +22,7 @@ export async function redeliverLeadNotifications(pool: pg.Pool, target: LeadRede
   const result = await redeliverWebhooks(pool, { ...target, source: DELIVERY_SOURCE }, { [DELIVERY_SOURCE]: deliveryHooks });
   // An operator of the lead API knows them as notifications.
   const skipped = result.skipped.map((skip) =>
-    skip.reason === SKIP_REASONS.UNKNOWN ? { ...skip, reason: 'no lead notification has this id' } : skip,
+    skip.reason.startsWith(SKIP_REASONS.UNKNOWN) ? { ...skip, reason: skip.reason.replace('no delivery', 'no lead notification') } : skip,
   );
   return { ...result, skipped };
 }

@@ -7,6 +7,7 @@ import Type, { type Static } from 'typebox';
 import { nullable, stringEnum } from '../../../platform/http/schemas.js';
 import { berlinRentApartmentExample } from './example.js';
 import { ApiRequest, object } from './request.js';
+import { TOKEN_MAX_LENGTH } from '../../../platform/http/cursors.js';
 
 export const LISTING_REQUEST_SCHEMA_ID = 'ClimApiRequest';
 
@@ -32,7 +33,7 @@ function requestMember<K extends keyof ListingRequest>(member: K) {
 
 export const ExternalListingIdParams = object({
   // No listing can have U+0000 in its id (PostgreSQL text cannot hold it): refused before any query.
-  externalListingId: Type.String({ minLength: 1, description: 'The offererEstateId the listing was created with' }),
+  externalListingId: Type.String({ minLength: 1, maxLength: 512, description: 'The offererEstateId the listing was created with' }),
 });
 
 const requestId = Type.String({ format: 'uuid', description: 'Identifies this write request' });
@@ -64,7 +65,9 @@ export const ListingCreated = object(
 export type ListingCreated = Static<typeof ListingCreated>;
 
 export const PageQuery = object({
-  nextPageToken: Type.Optional(Type.String({ description: 'The nextPageToken of the previous page; omit it for the first page' })),
+  nextPageToken: Type.Optional(
+    Type.String({ maxLength: TOKEN_MAX_LENGTH, description: 'The nextPageToken of the previous page; omit it for the first page' }),
+  ),
 });
 
 /** The 200 of GET /listings. */

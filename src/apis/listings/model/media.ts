@@ -3,6 +3,7 @@
  * the limits of its upload, each schema with the type TypeBox derives from it.
  */
 import Type, { type Static } from 'typebox';
+import { explainedPattern } from '../../../platform/http/schemas.js';
 
 /** Contract: a presigned URL accepts one upload for 60 seconds. */
 export const UPLOAD_URL_SECONDS = 60;
@@ -20,6 +21,18 @@ export const MEDIA_CONTENT_TYPES: Readonly<Record<string, string>> = Object.free
   mp4: 'video/mp4',
 });
 
+const EXTENSIONS = Object.keys(MEDIA_CONTENT_TYPES);
+/**
+ * A plain file name (no slash, backslash or control character) ending in one of the extensions, in
+ * any letter case: the document states which names are taken, not only its prose.
+ */
+const FILE_NAME_PATTERN = explainedPattern(
+  `^[^/\\\\\\u0000-\\u001f]+\\.(${EXTENSIONS.map((extension) =>
+    [...extension].map((letter) => (/[a-z]/.test(letter) ? `[${letter}${letter.toUpperCase()}]` : letter)).join(''),
+  ).join('|')})$`,
+  `must be a file name without /, \\ or control characters, ending in one of the media file extensions: ${EXTENSIONS.join(', ')}`,
+);
+
 /** The body of POST /medias. */
 export const NewMedia = Type.Object(
   {
@@ -33,7 +46,7 @@ export const NewMedia = Type.Object(
     fileName: Type.String({
       minLength: 3,
       maxLength: 255,
-      pattern: '^[^/\\\\\\u0000-\\u001f]+\\.[A-Za-z0-9]+$',
+      pattern: FILE_NAME_PATTERN,
       description: `The file's name; its extension gives the Content-Type the upload must carry: ${Object.entries(MEDIA_CONTENT_TYPES)
         .map(([extension, type]) => `${extension} ${type}`)
         .join(', ')}`,

@@ -1,19 +1,21 @@
 /*
  * The platform's periodic tasks (each API module adds its own).
  */
-import { pruneAuthFailures } from '../auth/authFailures.js';
-import { pruneSessions } from '../console/sessions.js';
-import { deliveryRetentionTask } from '../delivery/retention.js';
-import { eventRetentionTask } from '../events/retention.js';
-import { pruneIdempotencyKeys } from '../http/idempotency.js';
-import { pruneRateLimitWindows } from '../http/rateLimit.js';
-import type { ScheduledTask } from './schedule.js';
+import { pruneAuthFailures } from './auth/authFailures.js';
+import { pruneSessions } from './console/sessions.js';
+import { deliveryRetentionTask } from './delivery/retention.js';
+import { eventRetentionTask } from './events/retention.js';
+import { pruneIdempotencyKeys } from './http/idempotency.js';
+import { pruneRateLimitWindows } from './http/rateLimit.js';
+import { pruneQuotaBuckets } from './http/quotas.js';
+import type { ScheduledTask } from './work/schedule.js';
 
 const pruneRateLimits: ScheduledTask = {
   name: 'platform:prune_rate_limits',
   everySeconds: 60,
   async run({ pool }) {
     await pruneRateLimitWindows(pool);
+    await pruneQuotaBuckets(pool);
   },
 };
 

@@ -5,13 +5,14 @@
  * sandbox root serves the same paths and is listed as the first server. /docs is Swagger UI over
  * the three documents, with the Authorize step of the token service (docsUi.ts).
  */
-import swagger from '@fastify/swagger';
+import swagger, { type FastifyStaticSwaggerOptions, type StaticDocumentSpec } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { APIS, rootPath, type ApiDescriptor } from '../catalogue.js';
-import type { ApiModule } from '../module.js';
-import { DOCS_CSS, clientCredentialsPlugin, downloadUrlPlugin } from './docsUi.js';
-import { documentIdempotency } from './idempotency.js';
+import { APIS, rootPath, type ApiDescriptor } from './catalogue.js';
+import { FEEDS } from './events/types.js';
+import type { ApiModule } from './module.js';
+import { DOCS_CSS, clientCredentialsPlugin, downloadUrlPlugin } from './http/docsUi.js';
+import { documentIdempotency } from './http/idempotency.js';
 import {
   BEARER_SCHEME,
   OAUTH_SCHEME,
@@ -21,13 +22,13 @@ import {
   documentServers,
   documentTags,
   oauthScheme,
-} from './openapiDocs.js';
+} from './http/openapiDocs.js';
 
 function decoratorName(api: ApiDescriptor): string {
   return api.id === 'caas' ? 'swagger' : `openapi_${api.id}`;
 }
 
-const PROBLEM_SCHEMA = {
+export const PROBLEM_SCHEMA = {
   type: 'object',
   required: ['type', 'title', 'status', 'detail', 'instance'],
   properties: {
@@ -49,6 +50,34 @@ const SCOPE_KEY = 'x-scope';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * A query parameter with a default is optional: Ajv fills the default in before `required` is
+ * checked, so the server never asks for it, while @fastify/swagger would mark it `required: true`
+ * (the event feed's `limit` and `wait`). The copy is the document's; validation keeps its schema.
+ */
+function optionalDefaults(querystring: Record<string, unknown>): Record<string, unknown> {
+  const { properties, required } = querystring;
+  if (!isRecord(properties) || !Array.isArray(required)) return querystring;
+  const defaulted = (name: unknown) => typeof name === 'string' && isRecord(properties[name]) && 'default' in properties[name];
+  return { ...querystring, required: required.filter((name) => !defaulted(name)) };
+}
+
+/**
+ * What the event feed's `types` takes, as a pattern: names of `types` separated by commas, each
+ * trimmed (as the route reads them); the server refuses any other, so the document says so.
+ */
+export function eventTypesPattern(types: readonly string[]): string {
+  const name = `(?:${types.map((type) => type.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`;
+  return `^\\s*${name}\\s*(?:,\\s*${name}\\s*)*$`;
+}
+
+/** The feed's query as its document states it: `types` with the pattern of this API's event types. */
+function eventsQuery(api: ApiDescriptor, querystring: Record<string, unknown>): Record<string, unknown> {
+  const { properties } = querystring;
+  if (!isRecord(properties) || !isRecord(properties.types)) return querystring;
+  return { ...querystring, properties: { ...properties, types: { ...properties.types, pattern: eventTypesPattern(FEEDS[api.id].types) } } };
 }
 
 interface OpenApiDocument {
@@ -82,10 +111,35 @@ function pruneSchemas<D extends OpenApiDocument>(document: D): D {
   return { ...document, components: { ...document.components, schemas: kept } };
 }
 
-export async function installOpenApi(app: FastifyInstance, publicUrl: string, modules: readonly ApiModule[]): Promise<void> {
+/**
+ * Registers the documents and the docs page; answers the documents the APIs bring themselves (the
+ * classifieds' overlay of the real one), by API id, for their `{root}/openapi.json` (openApiRoute).
+ */
+export async function installOpenApi(
+  app: FastifyInstance,
+  publicUrl: string,
+  modules: readonly ApiModule[],
+): Promise<ReadonlyMap<string, object>> {
+  const own = new Map<string, object>();
   for (const api of APIS) {
     const production = rootPath(api, 'production');
-    const docs = modules.find((module) => module.api.id === api.id)?.docs;
+    const module = modules.find((candidate) => candidate.api.id === api.id);
+    const docs = module?.docs;
+    const document = module?.openApiDocument?.(publicUrl);
+    if (document) {
+      own.set(api.id, document);
+      // Its decorator answers the document served, not one generated from the routes: that one is
+      // the docs page's /docs/json, and the API's prose (docs.ts) describes the served one only.
+      // The static mode reads `decorator` as the dynamic one does; its type leaves it out.
+      const served: FastifyStaticSwaggerOptions & { decorator: string } = {
+        decorator: decoratorName(api),
+        mode: 'static',
+        // The document is JSON made by the API module; what the types call it is @fastify/swagger's business.
+        specification: { document: document as StaticDocumentSpec['document'] },
+      };
+      await app.register(swagger, served);
+      continue;
+    }
     await app.register(swagger, {
       decorator: decoratorName(api),
       openapi: {
@@ -126,6 +180,9 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string, mo
           scope !== undefined ? [{ [OAUTH_SCHEME]: [scope] }, { [BEARER_SCHEME]: [] }] : route.config?.public === true ? [] : undefined;
         const documented = {
           ...base,
+          ...(isRecord(base.querystring)
+            ? { querystring: optionalDefaults(url === `${production}/events` ? eventsQuery(api, base.querystring) : base.querystring) }
+            : {}),
           ...(security === undefined ? {} : { security }),
           ...(scope === undefined ? {} : { [SCOPE_KEY]: scope }),
           response: {
@@ -139,6 +196,7 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string, mo
     });
   }
 
+  const firstDocument = documentText(app, APIS[0] as ApiDescriptor);
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     theme: { title: 'immogate API documentation', css: [{ filename: 'immogate.css', content: DOCS_CSS }] },
@@ -152,12 +210,49 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string, mo
     },
     staticCSP: docsContentSecurityPolicy(publicUrl),
     uiHooks: {
-      onRequest: async (_request, reply) => {
+      onRequest: async (request, reply) => {
         // For browsers older than frame-ancestors; the Authorize dialog takes a client secret, so no page may frame it.
         reply.header('x-frame-options', 'DENY').header('referrer-policy', 'no-referrer');
+        const format = SINGLE_DOCUMENTS[request.routeOptions.url ?? ''];
+        if (format !== undefined) return reply.type(CONTENT_TYPES[format]).send(firstDocument.text(format));
       },
     },
   });
+  app.addHook('onReady', async () => firstDocument.prepare());
+  return own;
+}
+
+/**
+ * Swagger UI's single-document URLs: the document the page opens first (the first of its list),
+ * as JSON at /docs/json and as YAML at /docs/yaml. The YAML is the same JSON text, indented: JSON
+ * is YAML 1.2, and writing this document with a YAML library took 0.7-1 s of the event loop.
+ * Both are answered here, from text written once; Swagger UI's own handlers would serialize the
+ * document again on every request.
+ */
+const SINGLE_DOCUMENTS: Readonly<Record<string, 'json' | 'yaml'>> = { '/docs/json': 'json', '/docs/yaml': 'yaml' };
+const CONTENT_TYPES = { json: 'application/json; charset=utf-8', yaml: 'application/yaml; charset=utf-8' } as const;
+
+/** The texts of `api`'s document from its decorator, written once when the app gets ready (or on first use). */
+function documentText(app: FastifyInstance, api: ApiDescriptor): { prepare(): void; text(format: 'json' | 'yaml'): string } {
+  let texts: { json: string; yaml: string } | undefined;
+  const render = () => {
+    const generate: unknown = Reflect.get(app, decoratorName(api));
+    const document: unknown = typeof generate === 'function' ? generate.call(app) : undefined;
+    return { json: JSON.stringify(document), yaml: `${JSON.stringify(document, null, 2)}\n` };
+  };
+  return {
+    prepare() {
+      try {
+        texts = render();
+      } catch {
+        // An app serving part of an API's routes (a test's) has no whole document: asked for, it fails then.
+      }
+    },
+    text(format) {
+      texts ??= render();
+      return texts[format];
+    },
+  };
 }
 
 /**

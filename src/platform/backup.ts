@@ -12,6 +12,12 @@
  * and a payload. H: the header (JSON). T: a table (JSON), its D records (COPY text), then E (its
  * row count). F: a blob file (JSON), its D records, then E (its size). Z: the end, so that a file
  * cut short is told from a whole one.
+ *
+ * A file to restore is untrusted input (anyone may hand one over): every record has a length cap,
+ * read in time linear in its length; the header and the records must agree (the tables, the blobs
+ * flag); what describes this server rather than the data (its migrations table, where its servers
+ * listen, its identity key) is never taken from a file; and any refusal leaves the target as
+ * empty as it was, the migrations after the backup's own included, in the one transaction.
  */
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -21,19 +27,36 @@ import { finished, pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import type { Config } from '../../config.js';
-import { messageOf } from '../caught.js';
-import { PRIVATE_DIR, PRIVATE_FILE, makePrivateDir } from '../dataDir.js';
-import { kekId, keySourceOf, loadKeyring } from '../secrets/sealer.js';
-import { createMigrationsTable, listMigrations, migrate, migrationName } from './migrate.js';
-import { restartFeedOrder } from '../events/restore.js';
-import { openDatabase } from './open.js';
-import { createPool } from './pool.js';
+import type { Config } from '../config.js';
+import { messageOf } from './caught.js';
+import { PRIVATE_DIR, PRIVATE_FILE, makePrivateDir } from './dataDir.js';
+import { kekId, keySourceOf, loadKeyring } from './secrets/sealer.js';
+import { createMigrationsTable, listMigrations, migrationName } from './db/migrate.js';
+import { restartFeedOrder } from './events/restore.js';
+import { openDatabase } from './db/open.js';
+import { partialOf, removeStalePartials } from './db/partial.js';
 
 const MAGIC = Buffer.from('IMMOGATE-BACKUP\n');
 const FORMAT = 1;
 const CHUNK = 256 * 1024;
 const NEWLINE = 0x0a;
+/**
+ * The longest record restore reads. JSON records (the header, a table's or blob's description, a
+ * count) are small whatever the data's size; data records are written in pieces of CHUNK since
+ * this cap, and older backups wrote each COPY chunk as it came off the socket (a socket read,
+ * tens of KiB: pg-copy-streams hands on what each read brings, a row split over several).
+ */
+const MAX_RECORD = 16 * 1024 * 1024;
+
+/**
+ * Tables never written to a backup nor restored from one: the migrations table (restore writes it
+ * from the header, checked against this immogate's migrations), the URLs the servers of a database
+ * listen on (the CLI would send secrets there) and the database's identity key (which proves a
+ * server serves this database). Older backups hold server_listeners: its rows are skipped.
+ */
+const NEVER_RESTORED = new Set(['immogate_migrations', 'server_listeners', 'database_identity']);
+const SKIPPED_ON_RESTORE = new Set(['server_listeners']);
+const NOT_BACKED_UP = new Set(['immogate_migrations', 'database_identity']);
 
 /** A backup file that is no backup, is damaged, or is one this immogate cannot restore; or a target that must not be written. */
 export class BackupError extends Error {
@@ -126,15 +149,15 @@ function countNewlines(chunk: Buffer): number {
   return count;
 }
 
-/** The tables of immogate's schema (all but the migrations' own), parents before the tables that refer to them. */
+/** The tables of immogate's schema (all but NOT_BACKED_UP), parents before the tables that refer to them. */
 async function tablesInOrder(client: pg.ClientBase): Promise<{ oid: string; name: string }[]> {
   // OIDs as text: they are unsigned 32-bit, past what an integer column holds.
   const { rows: tables } = await client.query<{ oid: string; name: string }>(
     `SELECT c.oid::text AS oid, c.relname AS name FROM pg_class c
       WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
-        AND c.relname <> 'immogate_migrations'
       ORDER BY c.relname`,
   );
+  tables.splice(0, tables.length, ...tables.filter((table) => !NOT_BACKED_UP.has(table.name)));
   const { rows: references } = await client.query<{ child: string; parent: string }>(
     `SELECT conrelid::text AS child, confrelid::text AS parent FROM pg_constraint
       WHERE contype = 'f' AND connamespace = current_schema()::regnamespace AND conrelid <> confrelid`,
@@ -198,20 +221,32 @@ async function blobFiles(root: string): Promise<string[]> {
 
 /**
  * Writes the backup of the database of `config` to `file`: under a temporary name first, renamed
- * when whole, so that an interrupted backup never leaves a file that looks like one.
+ * when whole, so that an interrupted backup never leaves a file that looks like one. The
+ * temporary file goes whatever ends the backup early: an error, or `signal` (SIGINT, SIGTERM),
+ * whose reason is then what it throws; one left by a backup killed outright is removed by the
+ * next backup to `file` (partial.ts).
  */
 export async function backup(
   config: Config,
   file: string,
-  options: { withBlobs: boolean; version: string; progress: (total: number) => Progress },
+  options: { withBlobs: boolean; version: string; progress: (total: number) => Progress; signal?: AbortSignal },
 ): Promise<BackupSummary> {
   if (options.withBlobs && config.s3)
     throw new BackupError('--with-blobs copies DATA_DIR/blobs; the blobs of this server are in S3, back up its bucket instead');
+  removeStalePartials(file);
+  const { signal } = options;
+  signal?.throwIfAborted();
   const database = await openDatabase(config, { existing: true });
   const client = new pg.Client({ connectionString: database.url });
-  const temporary = `${file}.${process.pid}.partial`;
+  // A connection lost mid-backup fails the statement or COPY under way; unheard, the event would crash the process.
+  client.on('error', () => undefined);
+  // Stopped at once, not at the end of a table: what waits on the database fails now.
+  const interrupt = () => socketOf(client)?.destroy?.();
+  signal?.addEventListener('abort', interrupt, { once: true });
+  const temporary = partialOf(file);
   let renamed = false;
   try {
+    signal?.throwIfAborted();
     await client.connect();
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const { rows: migrations } = await client.query<{ id: number; name: string }>('SELECT id, name FROM immogate_migrations ORDER BY id');
@@ -255,6 +290,7 @@ export async function backup(
     const written = pipeline(gzip, fs.createWriteStream(temporary, { mode: PRIVATE_FILE, flags: 'wx' }));
     written.catch(() => undefined);
     const write = async (buffer: Buffer) => {
+      signal?.throwIfAborted();
       if (!gzip.write(buffer)) await Promise.race([once(gzip, 'drain'), written]);
     };
     await write(MAGIC);
@@ -269,7 +305,8 @@ export async function backup(
       const stream = client.query(copyTo(`COPY ${quoted(table.name)} (${columnList(table.columns)}) TO STDOUT`));
       for await (const chunk of stream as AsyncIterable<Buffer>) {
         rows += countNewlines(chunk);
-        await write(record('D', chunk));
+        // COPY reads rows split anywhere: a large row is written in pieces under the reader's cap.
+        for (let at = 0; at < chunk.length; at += CHUNK) await write(record('D', chunk.subarray(at, at + CHUNK)));
         bar.update(done + rows, table.name);
       }
       // The count and the copy read one snapshot: a difference is a bug of ours, not a busy server.
@@ -306,16 +343,31 @@ export async function backup(
       rows: done,
       blobFiles: files.length,
     };
+  } catch (error) {
+    // What the interruption made fail (a COPY cut short) is not the reason the backup ended.
+    signal?.throwIfAborted();
+    throw error;
   } finally {
+    signal?.removeEventListener('abort', interrupt);
     if (!renamed) await fsp.rm(temporary, { force: true });
     await client.end().catch(() => undefined);
     await database.close();
   }
 }
 
-/** Reads exact lengths from the gunzipped file; damage and an early end become BackupErrors naming the file. */
+/** The socket of a pg client, which pg's declarations leave out: every member optional. */
+function socketOf(client: pg.Client): { destroy?(): void } | undefined {
+  return (client as { connection?: { stream?: { destroy?(): void } } }).connection?.stream;
+}
+
+/**
+ * Reads the records of the gunzipped file, each chunk of it handled once (a record is collected in
+ * a list and joined once, or handed on in pieces), so the time is linear in the file's length
+ * whatever its records declare; damage, an early end and a record over its cap become
+ * BackupErrors naming the file.
+ */
 class Reader {
-  private buffered: Buffer = Buffer.alloc(0);
+  private pending: Buffer = Buffer.alloc(0);
   private readonly source: AsyncIterator<Buffer>;
 
   constructor(
@@ -325,8 +377,8 @@ class Reader {
     this.source = input[Symbol.asyncIterator]();
   }
 
-  async take(length: number): Promise<Buffer> {
-    while (this.buffered.length < length) {
+  private async refill(): Promise<void> {
+    while (this.pending.length === 0) {
       let next: IteratorResult<Buffer>;
       try {
         next = await this.source.next();
@@ -334,29 +386,105 @@ class Reader {
         throw new BackupError(`${this.file} is damaged (${messageOf(error)}): it is no complete immogate backup`);
       }
       if (next.done) throw new BackupError(`${this.file} ends early: the backup is incomplete (cut short while written or copied?)`);
-      this.buffered = this.buffered.length === 0 ? next.value : Buffer.concat([this.buffered, next.value]);
+      this.pending = next.value;
     }
-    const taken = this.buffered.subarray(0, length);
-    this.buffered = this.buffered.subarray(length);
-    return taken;
   }
 
-  async next(): Promise<{ type: string; payload: Buffer }> {
+  /** The next `length` bytes in pieces as they come, none kept. */
+  async *pieces(length: number): AsyncGenerator<Buffer> {
+    let left = length;
+    while (left > 0) {
+      await this.refill();
+      const piece = this.pending.subarray(0, left);
+      this.pending = this.pending.subarray(piece.length);
+      left -= piece.length;
+      yield piece;
+    }
+  }
+
+  async take(length: number): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    for await (const piece of this.pieces(length)) parts.push(piece);
+    return parts.length === 1 && parts[0] ? parts[0] : Buffer.concat(parts, length);
+  }
+
+  /** The next record's type and length, refused when the length passes the cap. */
+  async head(): Promise<{ type: string; length: number }> {
     const head = await this.take(5);
     const type = head.toString('ascii', 0, 1);
     if (!'HTDEFZ'.includes(type)) throw new BackupError(`${this.file} is damaged: unknown record "${type}"`);
-    return { type, payload: await this.take(head.readUInt32BE(1)) };
+    const length = head.readUInt32BE(1);
+    if (length > MAX_RECORD) {
+      throw new BackupError(
+        `${this.file} is damaged: a record "${type}" of ${length} bytes, past the ${MAX_RECORD} bytes a record may have`,
+      );
+    }
+    return { type, length };
   }
 
-  async json<T>(type: string): Promise<T> {
+  async next(): Promise<{ type: string; payload: Buffer }> {
+    const { type, length } = await this.head();
+    return { type, payload: await this.take(length) };
+  }
+
+  /** The payload of a JSON record of `type`; `check` says what is wrong with its shape, if anything. */
+  async json<T>(type: string, check: (value: unknown) => string | undefined): Promise<T> {
     const got = await this.next();
     if (got.type !== type) throw new BackupError(`${this.file} is damaged: record "${got.type}" where "${type}" belongs`);
-    try {
-      return JSON.parse(got.payload.toString('utf8')) as T;
-    } catch {
-      throw new BackupError(`${this.file} is damaged: a record "${type}" is no JSON`);
-    }
+    return parseRecord<T>(this.file, type, got.payload, check);
   }
+}
+
+function parseRecord<T>(file: string, type: string, payload: Buffer, check: (value: unknown) => string | undefined): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload.toString('utf8'));
+  } catch {
+    throw new BackupError(`${file} is damaged: a record "${type}" is no JSON`);
+  }
+  const wrong = check(value);
+  if (wrong !== undefined) throw new BackupError(`${file} is damaged: a record "${type}" ${wrong}`);
+  return value as T;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+const isName = (value: unknown): value is string => typeof value === 'string' && /^[a-z_][a-z0-9_]{0,62}$/.test(value);
+
+function checkTableRecord(value: unknown): string | undefined {
+  if (!isObject(value) || !isName(value.name)) return 'names no table';
+  if (!Array.isArray(value.columns) || value.columns.length === 0 || !value.columns.every(isName)) return 'names no columns';
+  return undefined;
+}
+
+/** The header's shape, before anything in it is used. */
+function checkHeader(value: unknown): string | undefined {
+  if (!isObject(value)) return 'is no object';
+  if (typeof value.format !== 'number') return 'has no format';
+  // A header of another format is told as such by openBackup, whatever else it holds.
+  if (value.format !== FORMAT) return undefined;
+  if (typeof value.immogate !== 'string' || typeof value.createdAt !== 'string' || typeof value.postgres !== 'string')
+    return 'lacks immogate, createdAt or postgres';
+  if (!isCount(value.schemaVersion)) return 'has no schemaVersion';
+  if (!Array.isArray(value.migrations) || !value.migrations.every((m) => isObject(m) && isCount(m.id) && typeof m.name === 'string'))
+    return 'has no list of migrations';
+  if (value.secretsKeyId !== null && typeof value.secretsKeyId !== 'string') return 'has a secretsKeyId that is no string';
+  if (!Array.isArray(value.tables) || !value.tables.every((t) => checkTableRecord(t) === undefined && isObject(t) && isCount(t.rows)))
+    return 'has no list of tables with their columns and rows';
+  if (
+    !Array.isArray(value.sequences) ||
+    !value.sequences.every(
+      (q) =>
+        isObject(q) &&
+        isName(q.name) &&
+        typeof q.lastValue === 'string' &&
+        /^-?\d{1,19}$/.test(q.lastValue) &&
+        typeof q.isCalled === 'boolean',
+    )
+  )
+    return 'has no list of sequences';
+  if (typeof value.blobs !== 'boolean') return 'does not say whether it holds blobs';
+  return undefined;
 }
 
 async function isGzip(file: string): Promise<boolean> {
@@ -371,24 +499,27 @@ async function isGzip(file: string): Promise<boolean> {
 
 async function openBackup(file: string): Promise<{ reader: Reader; header: BackupHeader; close(): void }> {
   let input: fs.ReadStream;
+  let gzipped: boolean;
   try {
-    await fsp.access(file, fs.constants.R_OK);
+    gzipped = await isGzip(file);
     input = fs.createReadStream(file);
   } catch (error) {
     throw new BackupError(`cannot read ${file}: ${messageOf(error)}`);
   }
+  // The reader's iterator takes the gunzip's errors from its first read, which follows at once:
+  // no await may come between the pipe and that read, or a file that is no gzip fails the stream
+  // with nobody listening and ends the process.
   const gunzip = zlib.createGunzip();
   input.on('error', (error) => gunzip.destroy(error));
   input.pipe(gunzip);
   const reader = new Reader(file, gunzip);
   // Not gzip, or gzip of too little: no backup. A gzip file whose start is damaged says so instead.
-  const gzipped = await isGzip(file);
   const magic = await reader.take(MAGIC.length).catch((error: unknown) => {
     if (gzipped && !/ends early/.test(messageOf(error))) throw error;
     return undefined;
   });
   if (magic === undefined || !magic.equals(MAGIC)) throw new BackupError(`${file} is no immogate backup`);
-  const header = await reader.json<BackupHeader>('H');
+  const header = await reader.json<BackupHeader>('H', checkHeader);
   if (header.format !== FORMAT)
     throw new BackupError(`${file} is a backup of format ${header.format}; this immogate reads format ${FORMAT}`);
   return {
@@ -401,9 +532,13 @@ async function openBackup(file: string): Promise<{ reader: Reader; header: Backu
   };
 }
 
-/** Refuses a backup whose schema this immogate does not know: a newer immogate made it. */
+/**
+ * Refuses a backup whose schema this immogate does not know (a newer immogate made it), and one
+ * whose migrations are not this immogate's first ones in order, as every backup's are.
+ */
 function checkSchema(header: BackupHeader, file: string): void {
-  const known = new Map(listMigrations().map((migration) => [migration.id, migration.name]));
+  const all = listMigrations();
+  const known = new Map(all.map((migration) => [migration.id, migration.name]));
   const newest = Math.max(...known.keys());
   const unknown = header.migrations.filter((migration) => known.get(migration.id) !== migration.name);
   if (header.schemaVersion > newest || unknown.length > 0) {
@@ -412,6 +547,24 @@ function checkSchema(header: BackupHeader, file: string): void {
         `${unknown.length > 0 ? ` and not migration(s) ${unknown.map(migrationName).join(', ')}` : ''}: ` +
         `restore it with immogate ${header.immogate} or newer`,
     );
+  }
+  const inOrder = header.migrations.every((migration, at) => all[at]?.id === migration.id);
+  if (header.migrations.length === 0 || !inOrder || header.schemaVersion !== header.migrations.at(-1)?.id) {
+    throw new BackupError(
+      `${file} is damaged: its migrations are not the first ones in order up to its schema version ${header.schemaVersion}`,
+    );
+  }
+}
+
+/** The tables the header lists: each once, none of those never restored from a file (the skipped ones aside). */
+function checkTableList(header: BackupHeader, file: string): void {
+  const seen = new Set<string>();
+  for (const { name } of header.tables) {
+    if (NEVER_RESTORED.has(name) && !SKIPPED_ON_RESTORE.has(name)) {
+      throw new BackupError(`${file} lists table ${name}, which is never restored from a file: it was not written by immogate backup`);
+    }
+    if (seen.has(name)) throw new BackupError(`${file} is damaged: it lists table ${name} twice`);
+    seen.add(name);
   }
 }
 
@@ -445,14 +598,16 @@ function safeBlobPath(relative: string, file: string): string {
 
 /**
  * Loads a backup into the empty database of `config` (creating the embedded one of an empty
- * DATA_DIR): the schema of the backup's migrations and every row in one transaction, so a failed
- * restore leaves the target as empty as it was; then the migrations this immogate has beyond it.
+ * DATA_DIR): the schema of the backup's migrations, every row, then the migrations this immogate
+ * has beyond it, in one transaction, so a failed restore leaves the target as empty as it was;
+ * the blobs move into DATA_DIR/blobs only once it committed.
  */
 export async function restore(config: Config, file: string, options: { progress: (total: number) => Progress }): Promise<RestoreSummary> {
   const opened = await openBackup(file);
   try {
     const { reader, header } = opened;
     checkSchema(header, file);
+    checkTableList(header, file);
     checkKey(config, header);
     const blobRoot = path.join(config.dataDir, 'blobs');
     if (header.blobs) {
@@ -464,6 +619,8 @@ export async function restore(config: Config, file: string, options: { progress:
     }
     const database = await openDatabase(config);
     const client = new pg.Client({ connectionString: database.url });
+    // A connection lost mid-restore fails the statement or COPY under way; unheard, the event would crash the process.
+    client.on('error', () => undefined);
     const staging = `${blobRoot}.restoring-${process.pid}`;
     try {
       await client.connect();
@@ -479,35 +636,47 @@ export async function restore(config: Config, file: string, options: { progress:
           `${database.description} is not empty (${present.length} table(s), e.g. ${examples}): restore only into an empty database, a new DATABASE_URL or an empty DATA_DIR`,
         );
       }
-      const migrations = new Map(listMigrations().map((migration) => [migration.id, migration]));
+      const migrations = listMigrations();
       await client.query('BEGIN');
       await createMigrationsTable(client);
-      for (const { id, name } of header.migrations) {
-        await client.query('INSERT INTO immogate_migrations (id, name) VALUES ($1, $2)', [id, name]);
-        await client.query(migrations.get(id)?.sql ?? '');
+      for (const migration of migrations.slice(0, header.migrations.length)) {
+        await client.query('INSERT INTO immogate_migrations (id, name) VALUES ($1, $2)', [migration.id, migration.name]);
+        await client.query(migration.sql);
+      }
+      const loaded = header.tables.filter((table) => !SKIPPED_ON_RESTORE.has(table.name));
+      const { rows: schema } = await client.query<{ name: string }>(
+        `SELECT relname AS name FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') AND NOT relispartition`,
+      );
+      const tables = new Set(schema.map((table) => table.name));
+      const stranger = loaded.find((table) => !tables.has(table.name));
+      if (stranger) {
+        throw new BackupError(
+          `${file} lists table ${stranger.name}, which the schema of its migrations (version ${header.schemaVersion}) has not: it was not written by immogate backup`,
+        );
       }
       // Migrations may seed rows; the backup holds each table whole.
-      if (header.tables.length > 0) await client.query(`TRUNCATE ${header.tables.map((t) => quoted(t.name)).join(', ')}`);
+      if (loaded.length > 0) await client.query(`TRUNCATE ${loaded.map((t) => quoted(t.name)).join(', ')}`);
       // The event feed's triggers stay quiet: the events table is restored with the rest (migrations/017).
       await client.query("SELECT set_config('immogate.restoring', 'on', true)");
-      const total = header.tables.reduce((sum, table) => sum + table.rows, 0);
+      const total = loaded.reduce((sum, table) => sum + table.rows, 0);
       const bar = options.progress(total);
       let done = 0;
       for (const entry of header.tables) {
-        const table = await reader.json<{ name: string; columns: string[] }>('T');
+        const table = await reader.json<{ name: string; columns: string[] }>('T', checkTableRecord);
         if (table.name !== entry.name) throw new BackupError(`${file} is damaged: table ${table.name} where ${entry.name} belongs`);
+        if (SKIPPED_ON_RESTORE.has(table.name)) {
+          await skipData(reader, file, table.name);
+          continue;
+        }
         bar.update(done, table.name);
         const copy = client.query(copyFrom(`COPY ${quoted(table.name)} (${columnList(table.columns)}) FROM STDIN`));
         const copied = finished(copy);
         copied.catch(() => undefined);
         let rows = 0;
         try {
-          for (;;) {
-            const next = await reader.next();
-            if (next.type === 'E') break;
-            if (next.type !== 'D') throw new BackupError(`${file} is damaged: record "${next.type}" inside table ${table.name}`);
-            rows += countNewlines(next.payload);
-            if (!copy.write(next.payload)) await Promise.race([once(copy, 'drain'), copied]);
+          for await (const piece of dataPieces(reader, file, `table ${table.name}`)) {
+            rows += countNewlines(piece);
+            if (!copy.write(piece)) await Promise.race([once(copy, 'drain'), copied]);
             bar.update(done + rows, table.name);
           }
         } catch (error) {
@@ -534,22 +703,43 @@ export async function restore(config: Config, file: string, options: { progress:
         const next = await reader.next();
         if (next.type === 'Z') break;
         if (next.type !== 'F') throw new BackupError(`${file} is damaged: record "${next.type}" where a blob or the end belongs`);
-        const blob = JSON.parse(next.payload.toString('utf8')) as { path: string; size: number };
+        // Blobs replace DATA_DIR/blobs: only a header that said so had it checked empty above.
+        if (!header.blobs) throw new BackupError(`${file} is damaged: it holds blob files, and its header says it holds none`);
+        const blob = parseRecord<{ path: string; size: number }>(file, 'F', next.payload, (value) =>
+          isObject(value) && typeof value.path === 'string' && isCount(value.size) ? undefined : 'names no blob path and size',
+        );
         const target = path.join(staging, safeBlobPath(blob.path, file));
         await fsp.mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR });
-        const out = fs.createWriteStream(target, { mode: PRIVATE_FILE });
+        const out = fs.createWriteStream(target, { mode: PRIVATE_FILE, flags: 'wx' });
+        const written = finished(out);
+        written.catch(() => undefined);
         let size = 0;
-        for (;;) {
-          const part = await reader.next();
-          if (part.type === 'E') break;
-          size += part.payload.length;
-          if (!out.write(part.payload)) await once(out, 'drain');
+        try {
+          for await (const piece of dataPieces(reader, file, `blob ${blob.path}`)) {
+            size += piece.length;
+            if (!out.write(piece)) await Promise.race([once(out, 'drain'), written]);
+          }
+        } finally {
+          out.end();
+          await written.catch((error: unknown) => {
+            throw new BackupError(`${file}: blob ${blob.path} could not be written (${messageOf(error)}): is it listed twice?`);
+          });
         }
-        out.end();
-        await finished(out);
         if (size !== blob.size)
           throw new BackupError(`${file} is damaged: blob ${blob.path} has ${size} byte(s), its record says ${blob.size}`);
         blobCount += 1;
+      }
+      // What this immogate has beyond the backup's schema, in the same transaction as the rows.
+      await client.query("SELECT set_config('immogate.restoring', 'off', true)");
+      const migratedTo: string[] = [];
+      for (const migration of migrations.slice(header.migrations.length)) {
+        await client.query('INSERT INTO immogate_migrations (id, name) VALUES ($1, $2)', [migration.id, migration.name]);
+        try {
+          await client.query(migration.sql);
+        } catch (error) {
+          throw new BackupError(`migration ${migrationName(migration)} failed on the restored rows: ${messageOf(error)}`);
+        }
+        migratedTo.push(migrationName(migration));
       }
       await client.query('COMMIT');
       if (blobCount > 0) {
@@ -557,19 +747,12 @@ export async function restore(config: Config, file: string, options: { progress:
         await fsp.rm(blobRoot, { recursive: true, force: true });
         await fsp.rename(staging, blobRoot);
       }
-      const pool = createPool(database.url, 2);
-      let migratedTo: string[];
-      try {
-        migratedTo = await migrate(pool);
-      } finally {
-        await pool.end();
-      }
       return {
         file,
         target: database.description,
         schemaVersion: header.schemaVersion,
         migratedTo,
-        tables: header.tables.length,
+        tables: loaded.length,
         rows: done,
         blobFiles: blobCount,
       };
@@ -583,5 +766,23 @@ export async function restore(config: Config, file: string, options: { progress:
     }
   } finally {
     opened.close();
+  }
+}
+
+/** Reads past the rows of a table that is never restored (older backups hold server_listeners). */
+async function skipData(reader: Reader, file: string, table: string): Promise<void> {
+  for await (const _piece of dataPieces(reader, file, `table ${table}`));
+}
+
+/** The pieces of the data records ('D') of a table or blob, up to its end record ('E'), which it takes. */
+async function* dataPieces(reader: Reader, file: string, inside: string): AsyncGenerator<Buffer> {
+  for (;;) {
+    const next = await reader.head();
+    if (next.type === 'E') {
+      await reader.take(next.length);
+      return;
+    }
+    if (next.type !== 'D') throw new BackupError(`${file} is damaged: record "${next.type}" inside ${inside}`);
+    yield* reader.pieces(next.length);
   }
 }
