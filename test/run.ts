@@ -96,11 +96,27 @@ const WAITING = [
   'test/hostile/slow-clients.test.js',
 ];
 
-/** One `node --test` over `files`, `concurrency` at a time; its report to `destination` (a file), else to our stdout. */
-function lane(files: string[], concurrency: number, env: NodeJS.ProcessEnv, destination: string | undefined): Promise<number> {
+/**
+ * One `node --test` over `files`, `concurrency` at a time; its report to `destination` (a file),
+ * else to our stdout, and a line per failed test to `failed` (test/failures.ts).
+ */
+function lane(
+  files: string[],
+  concurrency: number,
+  env: NodeJS.ProcessEnv,
+  destination: string | undefined,
+  failed: string,
+): Promise<number> {
   if (files.length === 0) return Promise.resolve(0);
   const imports = ['leaks.js', 'timing.js'].map((file) => `--import=${pathToFileURL(path.join(here, file)).href}`);
-  const reporter = destination === undefined ? [] : ['--test-reporter=tap', `--test-reporter-destination=${destination}`];
+  // What node picks when no reporter is named (spec on a terminal, else TAP), named because a second one is.
+  const shown = destination === undefined && process.stdout.isTTY ? 'spec' : 'tap';
+  const reporter = [
+    `--test-reporter=${shown}`,
+    `--test-reporter-destination=${destination ?? 'stdout'}`,
+    `--test-reporter=${pathToFileURL(path.join(here, 'failures.js')).href}`,
+    `--test-reporter-destination=${failed}`,
+  ];
   return new Promise<number>((resolve) => {
     const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...reporter, ...imports, ...files], {
       stdio: 'inherit',
@@ -163,7 +179,11 @@ async function main(): Promise<number> {
     // The waiting lane reports into a file, shown after the other lane's report: two TAP streams
     // on one terminal would interleave line by line.
     const waitingReport = path.join(timings, 'waiting-lane.tap');
-    const [computed, waited] = await Promise.all([lane(computing, concurrency, env, undefined), lane(waiting, 1, env, waitingReport)]);
+    const failedLists = [path.join(timings, 'failed-computing.txt'), path.join(timings, 'failed-waiting.txt')];
+    const [computed, waited] = await Promise.all([
+      lane(computing, concurrency, env, undefined, failedLists[0] as string),
+      lane(waiting, 1, env, waitingReport, failedLists[1] as string),
+    ]);
     if (fs.existsSync(waitingReport)) {
       process.stdout.write(`# the waiting lane (${waiting.length} files, one at a time beside the others):\n`);
       process.stdout.write(fs.readFileSync(waitingReport));
@@ -176,6 +196,9 @@ async function main(): Promise<number> {
       `${concurrency} at a time, and ${waiting.length} that mostly wait one at a time beside them`,
       performance.now() - started,
     );
+    const failed = failedLists.flatMap((file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []));
+    if (failed.length > 0) process.stderr.write(`tests: ${failed.length} failed:\n${failed.map((line) => `  ${line}`).join('\n')}\n`);
+    else if (code !== 0) process.stderr.write(`tests: the runner exited with ${code}, and no test failed: a file did not run to the end\n`);
     if (!kept) fs.rmSync(timings, { recursive: true, force: true });
     return code;
   } finally {
