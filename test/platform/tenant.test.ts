@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Environment } from '../../src/platform/catalogue.js';
-import { createPool, type Pool } from '../../src/platform/db/pool.js';
-import { tenantTransaction, withTenant } from '../../src/platform/db/tenant.js';
+import { runInOneTransaction } from '../../src/platform/db/oneTransaction.js';
+import { createPool, transaction, type Pool } from '../../src/platform/db/pool.js';
+import { confineTo, tenantTransaction, withTenant } from '../../src/platform/db/tenant.js';
 import { createTestDatabase, type TestDatabase } from '../helpers.js';
 
 let database: TestDatabase;
@@ -217,6 +218,101 @@ describe('tenantTransaction', () => {
       "SELECT current_user = session_user AS own_role, coalesce(current_setting('immogate.agency_id', true), '') AS agency, count(*)::int AS visible FROM notes",
     );
     assert.deepEqual(rows, [{ own_role: true, agency: '', visible: 6 }]);
+  });
+});
+
+describe('one transaction of known statements (tenantTransaction, transaction)', () => {
+  it("sees nothing as the tenant role without the tenant's settings, also on a connection a tenant transaction used just before", async () => {
+    await tenantTransaction(pool, A, [{ text: 'SELECT body FROM notes' }]);
+    const client = await pool.connect();
+    try {
+      const [, visible, setting] = await runInOneTransaction(client, [
+        { text: "SELECT set_config('role', 'immogate_tenant', true)" },
+        { text: 'SELECT count(*)::int AS n FROM notes' },
+        { text: "SELECT coalesce(current_setting('immogate.agency_id', true), '') AS agency" },
+      ]).results;
+      assert.deepEqual(visible!.rows, [{ n: 0 }]);
+      assert.deepEqual(setting!.rows, [{ agency: '' }]);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('runs without BEGIN and COMMIT: the statements commit together at the end, and nothing is left open', async () => {
+    const client = await pool.connect();
+    try {
+      const [first, second] = await runInOneTransaction(client, [
+        { text: 'SELECT txid_current() AS xid, txid_current_if_assigned() IS NOT NULL AS assigned' },
+        { text: 'SELECT txid_current() AS xid' },
+      ]).results;
+      // One transaction for both statements.
+      assert.equal(first!.rows[0].xid, second!.rows[0].xid);
+      const { rows } = await client.query('SELECT txid_current_if_assigned() AS open');
+      assert.deepEqual(rows, [{ open: null }]);
+    } finally {
+      client.release();
+    }
+  });
+
+  it("prepares a named statement once per connection, and keeps using it beside pg's own queries of the same name", async () => {
+    const named = { name: 'test.tenant_bodies', text: 'SELECT body FROM notes ORDER BY body' };
+    for (let i = 0; i < 3; i += 1) {
+      const [rows] = await tenantTransaction(pool, A, [named]);
+      assert.deepEqual(rows!.rows, [{ body: 'a1' }, { body: 'a2' }]);
+    }
+    // pg's Query finds it prepared on the connection and binds it without a Parse.
+    const { rows } = await pool.query(named);
+    assert.equal(rows.length, 6);
+    const prepared = await pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'test.tenant_bodies'",
+    );
+    assert.deepEqual(prepared.rows, [{ n: 1 }]);
+  });
+
+  it('after a failure in the exchange that prepared a named statement, gives up the connection; the statement then works', async () => {
+    const forged = {
+      name: 'test.insert_note',
+      text: 'INSERT INTO notes (environment, agency_id, body) VALUES ($1, $2, $3) RETURNING body',
+    };
+    const before = await allRows();
+    await assert.rejects(tenantTransaction(pool, A, [{ ...forged, values: ['production', 'agency-b', 'forged'] }]), RLS_REFUSED);
+    assert.deepEqual(await allRows(), before);
+    const [inserted] = await tenantTransaction(pool, A, [{ ...forged, values: ['production', 'agency-a', 'a3'] }]);
+    assert.deepEqual(inserted!.rows, [{ body: 'a3' }]);
+    // Prepared and failing again: the connection keeps it.
+    await assert.rejects(tenantTransaction(pool, A, [{ ...forged, values: ['sandbox', 'agency-a', 'forged'] }]), RLS_REFUSED);
+    const [again] = await tenantTransaction(pool, A, [{ ...forged, values: ['production', 'agency-a', 'a4'] }]);
+    assert.deepEqual(again!.rows, [{ body: 'a4' }]);
+    await pool.query("DELETE FROM notes WHERE body IN ('a3', 'a4')");
+  });
+
+  it('confines each part of one exchange to its tenant, the confinement named twice (group commit does so)', async () => {
+    const read = { name: 'test.read_bodies', text: 'SELECT body FROM notes ORDER BY body' };
+    const [, a, , b] = await transaction(pool, [confineTo(A), read, confineTo(B), read]);
+    assert.deepEqual(a!.rows, [{ body: 'a1' }, { body: 'a2' }]);
+    assert.deepEqual(b!.rows, [{ body: 'b1' }]);
+  });
+
+  it('opens a block of its own for LOCK TABLE, and after a failure there rolls it back and keeps the connection', async () => {
+    const lock = { name: 'test.lock_notes', text: 'LOCK TABLE notes IN ROW EXCLUSIVE MODE' };
+    const insert = { text: 'INSERT INTO notes (environment, agency_id, body) VALUES ($1, $2, $3) RETURNING body' };
+    const [locked, inserted] = await tenantTransaction(pool, A, [lock, { ...insert, values: ['production', 'agency-a', 'a3'] }]);
+    assert.deepEqual([locked!.command, inserted!.rows], ['LOCK', [{ body: 'a3' }]]);
+    const before = await allRows();
+    await assert.rejects(tenantTransaction(pool, A, [lock, { ...insert, values: ['production', 'agency-b', 'forged'] }]), RLS_REFUSED);
+    assert.deepEqual(await allRows(), before);
+    const { rows } = await pool.query('SELECT txid_current_if_assigned() AS open, current_user = session_user AS own_role');
+    assert.deepEqual(rows, [{ open: null, own_role: true }]);
+    await pool.query("DELETE FROM notes WHERE body = 'a3'");
+  });
+
+  it('refuses a statement name used before for another text, sending nothing', async () => {
+    await tenantTransaction(pool, A, [{ name: 'test.one_name', text: 'SELECT 1 AS one' }]);
+    await assert.rejects(tenantTransaction(pool, A, [{ name: 'test.one_name', text: 'SELECT 2 AS two' }]), {
+      message: 'The prepared statement test.one_name was used for another statement',
+    });
+    const [still] = await tenantTransaction(pool, A, [{ name: 'test.one_name', text: 'SELECT 1 AS one' }]);
+    assert.deepEqual(still!.rows, [{ one: 1 }]);
   });
 });
 

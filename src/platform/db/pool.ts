@@ -1,29 +1,21 @@
 /*
  * The PostgreSQL pool and how statements reach it: bound parameters always, and a transaction's
- * statements sent in one round trip (pipeline mode).
+ * statements sent in one round trip.
  */
 import pg from 'pg';
 import { MAINTENANCE_LIMITS, type PoolLimits } from './limits.js';
+import { OneTransaction, runInOneTransaction } from './oneTransaction.js';
+import type { Statement } from './statement.js';
+import { isDatabaseUnavailable } from './unavailable.js';
 
 export type { PoolLimits } from './limits.js';
-import { isDatabaseUnavailable } from './unavailable.js';
+export type { Statement } from './statement.js';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
 // Counts come back as bigint strings; our counts fit a JavaScript number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-
-/**
- * A statement with its values bound as parameters: values never become SQL text, so a failed
- * statement logged by PostgreSQL shows `$1`, not a request's data. A `name` makes each
- * connection parse and plan the text once and reuse it (for statements on hot paths).
- */
-export interface Statement {
-  readonly text: string;
-  readonly values?: readonly unknown[];
-  readonly name?: string;
-}
 
 /**
  * How long opening a connection may take: short enough that a request meeting a database that
@@ -49,7 +41,8 @@ const untracedQuery = Connection.prototype.query;
 /**
  * Traces every statement of the pools' connections (telemetry/otlp.ts), or stops with undefined.
  * The class's query is replaced only then, so an untraced process runs pg's own. Statements are
- * bound, so the text holds no values; a Submittable (a cursor) is passed through untraced.
+ * bound, so the text holds no values. Each statement of a one-exchange transaction is a span; any
+ * other Submittable (a cursor) is passed through untraced.
  */
 export function traceQueries(tracer: QueryTracer | undefined): void {
   if (!tracer) {
@@ -62,6 +55,16 @@ export function traceQueries(tracer: QueryTracer | undefined): void {
     const [first] = args;
     const config =
       typeof first === 'string' ? { text: first } : (first as { text?: unknown; name?: unknown; submit?: unknown } | undefined);
+    if (first instanceof OneTransaction) {
+      // A span per statement of the exchange, all ending with it.
+      const ends = first.statements.map((statement) => tracer(statement.text, statement.name));
+      const callback = first.callback;
+      first.callback = (error, results) => {
+        for (const end of ends) end(error ?? undefined);
+        callback(error, results);
+      };
+      return query.apply(this, args);
+    }
     if (!config || typeof config.text !== 'string' || typeof config.submit === 'function') return query.apply(this, args);
     const end = tracer(config.text, typeof config.name === 'string' ? config.name : undefined);
     const last = args.length - 1;
@@ -202,9 +205,10 @@ export async function inTransaction<T>(
 }
 
 /**
- * A transaction whose statements are all known up front: BEGIN, `opening`, the statements and
- * COMMIT go to the database together, in one round trip. The first failing statement aborts the
- * rest and the whole transaction (the COMMIT then rolls back). Resolves to each statement's result.
+ * A transaction whose statements are all known up front: `opening` and the statements go to the
+ * database together and run as one implicit transaction, in one round trip and without BEGIN and
+ * COMMIT statements unless one needs a transaction block (see oneTransaction.ts). The first failing statement rolls back the whole
+ * transaction; the rest are skipped. Resolves to each statement's result.
  */
 export async function transaction<S extends readonly Statement[]>(
   pool: pg.Pool,
@@ -212,17 +216,18 @@ export async function transaction<S extends readonly Statement[]>(
   opening: readonly Statement[] = [],
 ): Promise<ResultsOf<S>> {
   const client = await pool.connect();
+  const run = runInOneTransaction(client, [...opening, ...statements]);
   let results: pg.QueryResult[];
   try {
-    results = await pipeline(client, ['BEGIN', ...opening, ...statements, 'COMMIT']);
+    results = await run.results;
   } catch (error) {
-    // The COMMIT of an aborted transaction has rolled it back already; this covers one that never ran.
-    await rollBackAndRelease(client, error);
+    // A connection that lost its database, or may hold a half-known prepared statement, is not given back.
+    client.release(isDatabaseUnavailable(error) || !(await run.reusable()));
     throw error;
   }
   client.release();
-  // A cast to the tuple: the pipeline answers one result per statement sent, so the slice has one per statement of `statements`.
-  return results.slice(1 + opening.length, 1 + opening.length + statements.length) as ResultsOf<S>;
+  // A cast to the tuple: one result per statement sent, so the slice has one per statement of `statements`.
+  return results.slice(opening.length) as ResultsOf<S>;
 }
 
 /** One result per statement: a fixed list of statements gives a tuple of results, each there. */
