@@ -24,7 +24,8 @@ export default async function* failures(source: AsyncIterable<FailEvent>): Async
     // A failed suite repeats its failed tests' failure; the tests themselves are named.
     const error = details?.error;
     if (error instanceof Error && (error as { failureType?: string }).failureType === 'subtestsFailed') continue;
-    const where = file === undefined ? '' : `${path.relative(process.cwd(), file)}: `;
+    // Named as in the checkout (test/..., packages/client/test/...), not by the compiled copy under dist/.
+    const where = file === undefined ? '' : `${path.relative(path.join(process.cwd(), 'dist'), file)}: `;
     yield `${where}${name}: ${firstLine(error)}\n`;
   }
 }
