@@ -1,18 +1,23 @@
 /*
- * Statements known up front, run as one transaction in one exchange: each statement's Parse (when
- * the connection has not prepared it yet), Bind, Describe and Execute, then a single Sync. The
- * extended query protocol runs everything before a Sync in one implicit transaction: committed at
- * the Sync, rolled back at the first error (the statements after it are skipped). So BEGIN and
- * COMMIT cost no statements of their own, and the database answers with one ReadyForQuery instead
- * of one per statement (pg's own queries each end with a Sync). A setting made with
- * set_config(..., true) holds until that Sync: the tenant's confinement covers the statements
- * after it and ends with the transaction, as it did between BEGIN and COMMIT. (An exchange with a
- * command that needs a transaction block, such as LOCK TABLE, has BEGIN and COMMIT in it.)
+ * Statements known up front, run as one transaction in one exchange: each statement's Bind,
+ * Describe and Execute (and the Parse of an unnamed one), then a single Sync. The extended query
+ * protocol runs everything before a Sync in one implicit transaction: committed at the Sync, rolled
+ * back at the first error (the statements after it are skipped). So BEGIN and COMMIT cost no
+ * statements of their own, and the database answers with one ReadyForQuery instead of one per
+ * statement (pg's own queries each end with a Sync). A setting made with set_config(..., true)
+ * holds until that Sync: the tenant's confinement covers the statements after it and ends with the
+ * transaction, as it did between BEGIN and COMMIT. (An exchange with a command that needs a
+ * transaction block, such as LOCK TABLE, has BEGIN and COMMIT in it.)
  *
- * It is a pg query of its own kind: pg hands it the connection when its turn comes and passes it
- * the backend's messages until the ReadyForQuery. It extends pg's Query because pg's pipeline mode
- * (createPool's) refuses other query classes, for those that keep a portal open across round
- * trips; this one ends with its Sync like pg's own queries, so one ReadyForQuery answers it.
+ * Named statements the connection has not prepared yet are prepared by an exchange of their own,
+ * sent in the same write just before: prepared statements outlive transactions, and had their
+ * Parse been part of a transaction that failed, which of them the database kept would be unknown
+ * (a failed transaction would then cost its connection).
+ *
+ * Both are pg queries of their own kind: pg hands each the connection when its turn comes and
+ * passes it the backend's messages until its ReadyForQuery. They extend pg's Query because pg's
+ * pipeline mode (createPool's) refuses other query classes, for those that keep a portal open
+ * across round trips; these end with their Sync like pg's own queries.
  */
 import pg from 'pg';
 import { prepareValue } from 'pg/lib/utils.js';
@@ -32,54 +37,100 @@ interface PreparingConnection extends pg.Connection {
   submittedNamedStatements: Record<string, string>;
 }
 
-type Callback = (error: Error | null, results?: pg.QueryResult[]) => void;
+type Callback<T> = (error: Error | null, outcome?: T) => void;
+
+/** The text a connection prepared under `name`, if it did (or has the Parse on its way). */
+function preparedText(connection: PreparingConnection, name: string): string | undefined {
+  return connection.parsedStatements[name] ?? connection.submittedNamedStatements[name];
+}
+
+/**
+ * A query that only prepares named statements: their Parse, then a Sync. On its ReadyForQuery they
+ * are recorded where pg records those its own queries prepared (pg's bookkeeping moves a statement
+ * there on its ParseComplete, which it does for its own queries only).
+ */
+class Prepare extends pg.Query {
+  callback: Callback<void>;
+
+  constructor(
+    private readonly statements: readonly Required<Pick<Statement, 'name' | 'text'>>[],
+    callback: Callback<void>,
+  ) {
+    super({ text: 'prepare' });
+    this.callback = callback;
+  }
+
+  private connection: PreparingConnection | undefined;
+
+  /** A property, as pg's types declare it. */
+  override submit = (connection: pg.Connection): Error | null => {
+    const preparing = connection as PreparingConnection;
+    this.connection = preparing;
+    connection.stream.cork?.();
+    try {
+      for (const { name, text } of this.statements) {
+        // No parameter types: the database infers them, as it does for pg's own queries.
+        connection.parse({ name, text, types: [] }, true);
+        // Until its ReadyForQuery: later queries in the pipeline bind it without a Parse of their own.
+        preparing.submittedNamedStatements[name] = text;
+      }
+      connection.sync();
+      return null;
+    } finally {
+      connection.stream.uncork?.();
+    }
+  };
+
+  handleError(error: Error): void {
+    this.callback(error);
+  }
+
+  handleReadyForQuery(): void {
+    for (const { name, text } of this.statements) {
+      if (this.connection === undefined) break;
+      this.connection.parsedStatements[name] = text;
+      delete this.connection.submittedNamedStatements[name];
+    }
+    this.callback(null);
+  }
+
+  // A Parse answers none of these; pg asks every query for its handlers.
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handleCommandComplete(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyInResponse(): void {}
+  handleCopyData(): void {}
+}
 
 function newResult(): FillableResult {
   return new pg.Result('', pg.types) as unknown as FillableResult;
 }
 
+/** The statements as one transaction: Bind, Describe and Execute each (Parse first for an unnamed one), one Sync. */
 export class OneTransaction extends pg.Query {
   /** Set by runInOneTransaction; pg wraps it to enforce query_timeout, so it is the one way out. */
-  callback: Callback;
-  /** Named statements this exchange prepared: after a failure it is not known which of them the database kept. */
-  readonly prepared: Statement[] = [];
-  private connection: PreparingConnection | undefined;
+  callback: Callback<pg.QueryResult[]>;
   private readonly results: pg.QueryResult[] = [];
   private current: FillableResult | undefined;
   private rowFailure: Error | undefined;
 
   constructor(
     readonly statements: readonly Statement[],
-    callback: Callback,
+    callback: Callback<pg.QueryResult[]>,
   ) {
     super({ text: 'one transaction' });
     this.callback = callback;
   }
 
-  /** pg takes an Error returned here as the query's failure, sent nothing. (A property, as pg's types declare it.) */
-  override submit = (connection: pg.Connection): Error | null => this.send(connection as PreparingConnection);
-
-  private send(connection: PreparingConnection): Error | null {
-    this.connection = connection;
-    const known = (name: string | undefined) =>
-      name === undefined ? undefined : (connection.parsedStatements[name] ?? connection.submittedNamedStatements[name]);
-    const clash = this.statements.find((statement) => ![undefined, statement.text].includes(known(statement.name)));
-    if (clash) return new Error(`The prepared statement ${clash.name} was used for another statement`);
-    // One write for the lot (see pipeline() in pool.ts).
+  /** A property, as pg's types declare it. Named statements are prepared already (runInOneTransaction). */
+  override submit = (connection: pg.Connection): Error | null => {
     connection.stream.cork?.();
     try {
       for (const statement of this.statements) {
         const name = statement.name ?? '';
-        // Looked up as it goes: a statement named twice in the exchange is prepared by the first.
-        if (known(statement.name) === undefined) {
-          // No parameter types: the database infers them, as it does for pg's own queries.
-          connection.parse({ name, text: statement.text, types: [] }, true);
-          if (name !== '') {
-            // pg's Query skips the Parse of a statement found here (see handleReadyForQuery).
-            connection.submittedNamedStatements[name] = statement.text;
-            this.prepared.push(statement);
-          }
-        }
+        if (name === '') connection.parse({ name, text: statement.text, types: [] }, true);
         // pg's types want the values mapped already; valueMapper maps them, as in pg's own Query.
         const values = [...(statement.values ?? [])] as (string | null)[];
         connection.bind({ statement: name, portal: '', values, valueMapper: prepareValue }, true);
@@ -91,7 +142,7 @@ export class OneTransaction extends pg.Query {
     } finally {
       connection.stream.uncork?.();
     }
-  }
+  };
 
   handleRowDescription(message: { fields: unknown[] }): void {
     this.current = newResult();
@@ -123,14 +174,6 @@ export class OneTransaction extends pg.Query {
   }
 
   handleReadyForQuery(): void {
-    // Prepared for sure: where pg puts the statements its own Query prepared once their
-    // ParseComplete comes (which it records for its own queries only). A pg Query that fails
-    // forgets its name's entry in submittedNamedStatements, and would then prepare it again.
-    for (const { name, text } of this.prepared) {
-      if (name === undefined || this.connection === undefined) continue;
-      this.connection.parsedStatements[name] = text;
-      delete this.connection.submittedNamedStatements[name];
-    }
     if (this.rowFailure !== undefined) this.callback(this.rowFailure);
     else this.callback(null, this.results);
   }
@@ -157,26 +200,57 @@ export interface OneExchange {
   results: Promise<pg.QueryResult[]>;
   /**
    * After `results` failed (and the database answered): whether the connection may be used again.
-   * Not when the exchange prepared a named statement: the database may or may not have kept it
-   * (prepared statements outlive the transaction), so pg's bookkeeping of them cannot be trusted.
-   * An exchange with a block of its own has left it aborted: it is rolled back here.
+   * Not when preparing a named statement failed: which of them the database kept is unknown. An
+   * exchange with a block of its own has left it aborted: it is rolled back here.
    */
   reusable(): Promise<boolean>;
 }
 
-/** Runs `statements` on `client` as one transaction in one exchange. */
+function query<T>(client: pg.ClientBase, make: (callback: Callback<T>) => pg.Query): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    client.query(make((error, outcome) => (error ? reject(error) : resolve(outcome as T))));
+  });
+}
+
+/** Runs `statements` on `client` as one transaction in one exchange (with the statements it must prepare first). */
 export function runInOneTransaction(client: pg.ClientBase, statements: readonly Statement[]): OneExchange {
+  const connection = (client as { connection?: PreparingConnection }).connection;
+  const fresh = new Map<string, string>();
+  for (const { name, text } of statements) {
+    if (name === undefined) continue;
+    const known = (connection && preparedText(connection, name)) ?? fresh.get(name);
+    if (known !== undefined && known !== text) {
+      const clash = new Error(`The prepared statement ${name} was used for another statement`);
+      return { results: Promise.reject(clash), reusable: async () => true };
+    }
+    if (known === undefined) fresh.set(name, text);
+  }
   const block = statements.some((statement) => NEEDS_BLOCK.test(statement.text));
   const sent = block ? [{ text: 'BEGIN' }, ...statements, { text: 'COMMIT' }] : statements;
-  let query: OneTransaction | undefined;
-  const answered = new Promise<pg.QueryResult[]>((resolve, reject) => {
-    query = new OneTransaction(sent, (error, results) => (error ? reject(error) : resolve(results ?? [])));
-    client.query(query);
-  });
+  let prepareFailed = false;
+  const prepared =
+    fresh.size === 0
+      ? undefined
+      : query<void>(
+          client,
+          (callback) =>
+            new Prepare(
+              [...fresh].map(([name, text]) => ({ name, text })),
+              callback,
+            ),
+        ).catch((error: unknown) => {
+          prepareFailed = true;
+          throw error;
+        });
+  const answered = query<pg.QueryResult[]>(client, (callback) => new OneTransaction(sent, callback));
+  // Should preparing fail, the transaction fails too ("prepared statement does not exist"): the
+  // first failure is the one reported.
+  answered.catch(() => undefined);
+  const results = (prepared ?? Promise.resolve()).then(() => answered);
   return {
-    results: block ? answered.then((results) => results.slice(1, -1)) : answered,
+    results: block ? results.then((all) => all.slice(1, -1)) : results,
     async reusable() {
-      if ((query?.prepared.length ?? 0) > 0) return false;
+      if (prepareFailed) return false;
       if (!block) return true;
       return client.query('ROLLBACK').then(
         () => true,
