@@ -207,8 +207,9 @@ export async function inTransaction<T>(
 /**
  * A transaction whose statements are all known up front: `opening` and the statements go to the
  * database together and run as one implicit transaction, in one round trip and without BEGIN and
- * COMMIT statements unless one needs a transaction block (see oneTransaction.ts). The first failing statement rolls back the whole
- * transaction; the rest are skipped. Resolves to each statement's result.
+ * COMMIT statements unless one needs a transaction block (see oneTransaction.ts). The first
+ * failing statement rolls back the whole transaction; the rest are skipped. Resolves to each
+ * statement's result.
  */
 export async function transaction<S extends readonly Statement[]>(
   pool: pg.Pool,
