@@ -97,9 +97,8 @@ const WAITING = [
 
 /**
  * Files that hold other requests' latency under a fault to a multiple of the same requests'
- * latency without it, measured in the test a few hundred times over a minute: run after the lanes,
- * alone. Beside two busy files, the bursts of their CPU fell into one window and not the other
- * (CI: a p99 of 28 ms quiet, 74 ms while a table was locked, the load the test adds unchanged).
+ * latency without it, two windows of one run a few hundred requests each: run after the lanes,
+ * alone, so that no busy neighbour's CPU falls into one window and not the other.
  */
 const ALONE = ['test/faults/lock.test.js'];
 

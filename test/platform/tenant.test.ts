@@ -3,6 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import type { Environment } from '../../src/platform/catalogue.js';
 import { runInOneTransaction } from '../../src/platform/db/oneTransaction.js';
 import { createPool, transaction, type Pool } from '../../src/platform/db/pool.js';
@@ -269,7 +270,7 @@ describe('one transaction of known statements (tenantTransaction, transaction)',
     assert.deepEqual(prepared.rows, [{ n: 1 }]);
   });
 
-  it('prepares new named statements in an exchange of their own: a failed transaction keeps its connection', async () => {
+  it('prepares new named statements first in the exchange: a transaction failing after them keeps its connection and them', async () => {
     const forged = {
       name: 'test.insert_note',
       text: 'INSERT INTO notes (environment, agency_id, body) VALUES ($1, $2, $3) RETURNING body',
@@ -286,7 +287,7 @@ describe('one transaction of known statements (tenantTransaction, transaction)',
     await pool.query("DELETE FROM notes WHERE body = 'a3'");
   });
 
-  it('gives up the connection when preparing fails, and reports that failure', async () => {
+  it('closes what it prepared when preparing fails partway, reports that failure and keeps the connection', async () => {
     const backend = async () => (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
     const pid = await backend();
     await assert.rejects(
@@ -296,9 +297,47 @@ describe('one transaction of known statements (tenantTransaction, transaction)',
       ]),
       { code: '42P01', message: 'relation "no_such_table" does not exist' },
     );
-    assert.notEqual(await backend(), pid);
+    assert.equal(await backend(), pid);
+    const left = await pool.query("SELECT name FROM pg_prepared_statements WHERE name LIKE 'test.%' ORDER BY name");
+    assert.deepEqual(
+      left.rows.filter((row) => ['test.fine', 'test.broken'].includes(row.name)),
+      [],
+    );
     const [one] = await tenantTransaction(pool, A, [{ name: 'test.fine', text: 'SELECT 1 AS one' }]);
     assert.deepEqual(one!.rows, [{ one: 1 }]);
+  });
+
+  it('keeps the connection when a Parse meets a locked table and its lock deadline (a Parse locks what its statement names)', async () => {
+    const deadlines = {
+      statementTimeoutMs: 0,
+      lockTimeoutMs: 200,
+      idleInTransactionTimeoutMs: 0,
+      queryTimeoutMs: 0,
+      checkoutTimeoutMs: 1_000,
+    };
+    const timed = createPool(database.url, 1, deadlines);
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      const backend = async () => (await timed.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+      const pid = await backend();
+      const insert = {
+        name: 'test.insert_while_locked',
+        text: 'INSERT INTO notes (environment, agency_id, body) VALUES ($1, $2, $3) RETURNING body',
+        values: ['production', 'agency-a', 'a3'],
+      };
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE notes IN ACCESS EXCLUSIVE MODE');
+      await assert.rejects(tenantTransaction(timed, A, [insert]), { code: '55P03', message: 'canceling statement due to lock timeout' });
+      await holder.query('ROLLBACK');
+      assert.equal(await backend(), pid);
+      const [inserted] = await tenantTransaction(timed, A, [insert]);
+      assert.deepEqual(inserted!.rows, [{ body: 'a3' }]);
+      await pool.query("DELETE FROM notes WHERE body = 'a3'");
+    } finally {
+      await holder.end();
+      await timed.end();
+    }
   });
 
   it('confines each part of one exchange to its tenant, the confinement named twice (group commit does so)', async () => {

@@ -2,21 +2,22 @@
  * Statements known up front, run as one transaction in one exchange: each statement's Bind,
  * Describe and Execute (and the Parse of an unnamed one), then a single Sync. The extended query
  * protocol runs everything before a Sync in one implicit transaction: committed at the Sync, rolled
- * back at the first error (the statements after it are skipped). So BEGIN and COMMIT cost no
+ * back at the first error (the messages after it are skipped). So BEGIN and COMMIT cost no
  * statements of their own, and the database answers with one ReadyForQuery instead of one per
  * statement (pg's own queries each end with a Sync). A setting made with set_config(..., true)
  * holds until that Sync: the tenant's confinement covers the statements after it and ends with the
  * transaction, as it did between BEGIN and COMMIT. (An exchange with a command that needs a
  * transaction block, such as LOCK TABLE, has BEGIN and COMMIT in it.)
  *
- * Named statements the connection has not prepared yet are prepared by an exchange of their own,
- * sent in the same write just before: prepared statements outlive transactions, and had their
- * Parse been part of a transaction that failed, which of them the database kept would be unknown
- * (a failed transaction would then cost its connection).
+ * Named statements the connection has not prepared yet are parsed first in the exchange, before
+ * any statement runs. Prepared statements outlive transactions, so after a failure pg's bookkeeping
+ * must say which the database kept: all of them once any statement completed; when the exchange
+ * failed before that (a Parse may fail, and a Parse of a statement on a locked table waits for the
+ * lock like the statement would), they are closed, and the connection goes on.
  *
- * Both are pg queries of their own kind: pg hands each the connection when its turn comes and
- * passes it the backend's messages until its ReadyForQuery. They extend pg's Query because pg's
- * pipeline mode (createPool's) refuses other query classes, for those that keep a portal open
+ * Both queries here are pg queries of their own kind: pg hands each the connection when its turn
+ * comes and passes it the backend's messages until its ReadyForQuery. They extend pg's Query because
+ * pg's pipeline mode (createPool's) refuses other query classes, for those that keep a portal open
  * across round trips; these end with their Sync like pg's own queries.
  */
 import pg from 'pg';
@@ -44,36 +45,30 @@ function preparedText(connection: PreparingConnection, name: string): string | u
   return connection.parsedStatements[name] ?? connection.submittedNamedStatements[name];
 }
 
+type NamedStatement = Required<Pick<Statement, 'name' | 'text'>>;
+
 /**
- * A query that only prepares named statements: their Parse, then a Sync. On its ReadyForQuery they
- * are recorded where pg records those its own queries prepared (pg's bookkeeping moves a statement
- * there on its ParseComplete, which it does for its own queries only).
+ * Closes named statements, those that exist and those that do not (PostgreSQL answers both alike),
+ * and forgets them in pg's bookkeeping: the next exchange that names one prepares it again.
  */
-class Prepare extends pg.Query {
+class Forget extends pg.Query {
   callback: Callback<void>;
+  private connection: PreparingConnection | undefined;
 
   constructor(
-    private readonly statements: readonly Required<Pick<Statement, 'name' | 'text'>>[],
+    private readonly statements: readonly NamedStatement[],
     callback: Callback<void>,
   ) {
-    super({ text: 'prepare' });
+    super({ text: 'close statements' });
     this.callback = callback;
   }
 
-  private connection: PreparingConnection | undefined;
-
   /** A property, as pg's types declare it. */
   override submit = (connection: pg.Connection): Error | null => {
-    const preparing = connection as PreparingConnection;
-    this.connection = preparing;
+    this.connection = connection as PreparingConnection;
     connection.stream.cork?.();
     try {
-      for (const { name, text } of this.statements) {
-        // No parameter types: the database infers them, as it does for pg's own queries.
-        connection.parse({ name, text, types: [] }, true);
-        // Until its ReadyForQuery: later queries in the pipeline bind it without a Parse of their own.
-        preparing.submittedNamedStatements[name] = text;
-      }
+      for (const { name } of this.statements) connection.close({ type: 'S', name }, true);
       connection.sync();
       return null;
     } finally {
@@ -86,15 +81,15 @@ class Prepare extends pg.Query {
   }
 
   handleReadyForQuery(): void {
-    for (const { name, text } of this.statements) {
+    for (const { name } of this.statements) {
       if (this.connection === undefined) break;
-      this.connection.parsedStatements[name] = text;
+      delete this.connection.parsedStatements[name];
       delete this.connection.submittedNamedStatements[name];
     }
     this.callback(null);
   }
 
-  // A Parse answers none of these; pg asks every query for its handlers.
+  // A Close answers none of these; pg asks every query for its handlers.
   handleRowDescription(): void {}
   handleDataRow(): void {}
   handleCommandComplete(): void {}
@@ -116,18 +111,32 @@ export class OneTransaction extends pg.Query {
   private current: FillableResult | undefined;
   private rowFailure: Error | undefined;
 
+  /** `parse`: the named statements the connection has not prepared, parsed before anything runs. */
   constructor(
     readonly statements: readonly Statement[],
+    private readonly parse: readonly NamedStatement[],
     callback: Callback<pg.QueryResult[]>,
   ) {
     super({ text: 'one transaction' });
     this.callback = callback;
   }
 
-  /** A property, as pg's types declare it. Named statements are prepared already (runInOneTransaction). */
+  /** How many statements completed: after a failure, the index of the one that failed. */
+  get completed(): number {
+    return this.results.length;
+  }
+
+  /** A property, as pg's types declare it. */
   override submit = (connection: pg.Connection): Error | null => {
+    const preparing = connection as PreparingConnection;
     connection.stream.cork?.();
     try {
+      for (const { name, text } of this.parse) {
+        // No parameter types: the database infers them, as it does for pg's own queries.
+        connection.parse({ name, text, types: [] }, true);
+        // Known from now on (see runInOneTransaction): pg's Query binds it without a Parse of its own.
+        preparing.submittedNamedStatements[name] = text;
+      }
       for (const statement of this.statements) {
         const name = statement.name ?? '';
         if (name === '') connection.parse({ name, text: statement.text, types: [] }, true);
@@ -199,9 +208,10 @@ export interface OneExchange {
   /** Each statement's result. */
   results: Promise<pg.QueryResult[]>;
   /**
-   * After `results` failed (and the database answered): whether the connection may be used again.
-   * Not when preparing a named statement failed: which of them the database kept is unknown. An
-   * exchange with a block of its own has left it aborted: it is rolled back here.
+   * After `results` failed (and the database answered): whether the connection may be used again,
+   * once made so. An exchange with a block of its own has left it aborted: it is rolled back here.
+   * One that failed before any statement completed may have failed at a Parse: which of the named
+   * statements it parsed the database kept is unknown, so they are closed.
    */
   reusable(): Promise<boolean>;
 }
@@ -212,7 +222,7 @@ function query<T>(client: pg.ClientBase, make: (callback: Callback<T>) => pg.Que
   });
 }
 
-/** Runs `statements` on `client` as one transaction in one exchange (with the statements it must prepare first). */
+/** Runs `statements` on `client` as one transaction in one exchange. */
 export function runInOneTransaction(client: pg.ClientBase, statements: readonly Statement[]): OneExchange {
   const connection = (client as { connection?: PreparingConnection }).connection;
   const fresh = new Map<string, string>();
@@ -225,37 +235,39 @@ export function runInOneTransaction(client: pg.ClientBase, statements: readonly 
     }
     if (known === undefined) fresh.set(name, text);
   }
+  const parse = [...fresh].map(([name, text]) => ({ name, text }));
   const block = statements.some((statement) => NEEDS_BLOCK.test(statement.text));
   const sent = block ? [{ text: 'BEGIN' }, ...statements, { text: 'COMMIT' }] : statements;
-  let prepareFailed = false;
-  const prepared =
-    fresh.size === 0
-      ? undefined
-      : query<void>(
-          client,
-          (callback) =>
-            new Prepare(
-              [...fresh].map(([name, text]) => ({ name, text })),
-              callback,
-            ),
-        ).catch((error: unknown) => {
-          prepareFailed = true;
-          throw error;
-        });
-  const answered = query<pg.QueryResult[]>(client, (callback) => new OneTransaction(sent, callback));
-  // Should preparing fail, the transaction fails too ("prepared statement does not exist"): the
-  // first failure is the one reported.
-  answered.catch(() => undefined);
-  const results = (prepared ?? Promise.resolve()).then(() => answered);
+  let exchange: OneTransaction | undefined;
+  const results = query<pg.QueryResult[]>(client, (callback) => {
+    exchange = new OneTransaction(sent, parse, callback);
+    return exchange;
+  });
+  const completed = () => exchange?.completed ?? 0;
+  // Once a statement ran, every Parse before it had been done.
+  const settle = (parsed: boolean) => {
+    if (!parsed || connection === undefined) return;
+    for (const { name, text } of parse) {
+      connection.parsedStatements[name] = text;
+      delete connection.submittedNamedStatements[name];
+    }
+  };
   return {
-    results: block ? results.then((all) => all.slice(1, -1)) : results,
+    results: results.then((all) => {
+      settle(true);
+      return block ? all.slice(1, -1) : all;
+    }),
     async reusable() {
-      if (prepareFailed) return false;
-      if (!block) return true;
-      return client.query('ROLLBACK').then(
-        () => true,
-        () => false,
-      );
+      const succeeds = (outcome: Promise<unknown>) =>
+        outcome.then(
+          () => true,
+          () => false,
+        );
+      settle(completed() > 0);
+      // Outside a block (a Parse failed before BEGIN), ROLLBACK only warns.
+      if (block && !(await succeeds(client.query('ROLLBACK')))) return false;
+      if (completed() > 0 || parse.length === 0) return true;
+      return succeeds(query<void>(client, (callback) => new Forget(parse, callback)));
     },
   };
 }
