@@ -444,7 +444,7 @@ describe('immogate restore refuses', () => {
         // Told by gzip's check, or by the garbage it gave out before its check came (a record of no known type).
         assert.match(
           result.error ?? '',
-          new RegExp(`^immogate: ${file} is damaged (?:\\(.+\\): it is no complete immogate backup|: unknown record ".")$`),
+          new RegExp(`^immogate: ${file} is damaged(?: \\(.+\\): it is no complete immogate backup|: unknown record ".")$`),
         );
       }
       for (const file of [other, path.join(REPO_ROOT, 'README.md')]) {
