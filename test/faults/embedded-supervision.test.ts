@@ -87,6 +87,12 @@ async function killPostmasterUnderLoad(t: TestContext, args: string[], started: 
     // The lines of the restart are warn and info.
     LOG_LEVEL: 'info',
   });
+  // A case that fails stops its server (and the database it owns), so the next case starts on the shared port and data.
+  t.after(async () => {
+    if (exitedAlready(server)) return;
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
   const readyMs = await waitReady(server);
   // Its workers too: a database killed while a process starts fails that start, as it should.
   await waitUntil(`"${started}" logged`, () => messages(server.stdout).includes(started), server);
@@ -103,22 +109,28 @@ async function killPostmasterUnderLoad(t: TestContext, args: string[], started: 
   process.kill(postmaster, 'SIGKILL');
   const killedAt = Date.now();
 
-  // Writes again: a lead acknowledged after the kill. Meanwhile a 503 or a refused connection.
+  // Writes again: a lead acknowledged once the restart is logged. Meanwhile a 503 or a refused
+  // connection; or an acknowledgement from a backend of the killed postmaster that has not seen it
+  // die yet (its commit is durable: it must not be lost either), which is not the restart.
   const refused: string[] = [];
   let writesAgainMs: number | undefined;
   while (writesAgainMs === undefined) {
+    const back = messages(server.stdout).includes('the embedded PostgreSQL is back');
     const outcome = await submitLead(tokens);
     if ('requestId' in outcome) {
       ack.leads.add(outcome.requestId);
-      writesAgainMs = Date.now() - killedAt;
+      if (back) {
+        writesAgainMs = Date.now() - killedAt;
+        break;
+      }
     } else {
       refused.push('status' in outcome ? `${outcome.status} ${outcome.text}` : outcome.error);
-      assert.ok(
-        Date.now() - killedAt < WRITES_AGAIN_WITHIN_MS,
-        `no write accepted ${WRITES_AGAIN_WITHIN_MS} ms after the kill: ${refused.at(-1)}`,
-      );
-      await sleep(100);
     }
+    assert.ok(
+      Date.now() - killedAt < WRITES_AGAIN_WITHIN_MS,
+      `no write accepted ${WRITES_AGAIN_WITHIN_MS} ms after the kill: ${refused.at(-1) ?? 'the restart was not logged'}`,
+    );
+    await sleep(100);
   }
   // The load carries on a little on the restarted database.
   await sleep(1_000);
