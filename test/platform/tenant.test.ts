@@ -56,6 +56,19 @@ function bodies(tenant: { environment: Environment; agencyId: string }): Promise
   );
 }
 
+/** The backend process of the pool's (one) connection. */
+async function backend(of: Pool): Promise<number | undefined> {
+  return (await of.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+}
+
+/** Which of `names` the pool's connection has prepared. */
+async function prepared(names: string[]): Promise<string[]> {
+  const { rows } = await pool.query<{ name: string }>('SELECT name FROM pg_prepared_statements WHERE name = ANY($1) ORDER BY name', [
+    names,
+  ]);
+  return rows.map((row) => row.name);
+}
+
 /** Every row, read as the owner (not subject to row-level security). */
 async function allRows(): Promise<{ environment: string; agency_id: string; body: string }[]> {
   return (await pool.query('SELECT environment, agency_id, body FROM notes ORDER BY body, environment, agency_id')).rows;
@@ -270,41 +283,66 @@ describe('one transaction of known statements (tenantTransaction, transaction)',
     assert.deepEqual(prepared.rows, [{ n: 1 }]);
   });
 
-  it('prepares new named statements first in the exchange: a transaction failing after them keeps its connection and them', async () => {
+  it('prepares each new named statement just before its first use: a failure keeps the connection and the statements before it', async () => {
+    const count = { name: 'test.count_notes', text: 'SELECT count(*)::int AS n FROM notes' };
     const forged = {
       name: 'test.insert_note',
       text: 'INSERT INTO notes (environment, agency_id, body) VALUES ($1, $2, $3) RETURNING body',
     };
-    const backend = async () => (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
-    const pid = await backend();
+    const broken = { name: 'test.broken', text: 'SELECT body FROM no_such_table' };
+    const names = [count.name, forged.name, broken.name];
+    const pid = await backend(pool);
     const before = await allRows();
-    await assert.rejects(tenantTransaction(pool, A, [{ ...forged, values: ['production', 'agency-b', 'forged'] }]), RLS_REFUSED);
+    await assert.rejects(
+      tenantTransaction(pool, A, [count, { ...forged, values: ['production', 'agency-b', 'forged'] }, broken]),
+      RLS_REFUSED,
+    );
     assert.deepEqual(await allRows(), before);
-    const [inserted] = await tenantTransaction(pool, A, [{ ...forged, values: ['production', 'agency-a', 'a3'] }]);
-    assert.deepEqual(inserted!.rows, [{ body: 'a3' }]);
-    // The pool's one connection all along.
-    assert.equal(await backend(), pid);
+    assert.equal(await backend(pool), pid);
+    // The one before the failure stays prepared; the failing one is closed (its Parse or its run
+    // failed); the one after it was never parsed.
+    assert.deepEqual(await prepared(names), ['test.count_notes']);
+    const [counted, inserted] = await tenantTransaction(pool, A, [count, { ...forged, values: ['production', 'agency-a', 'a3'] }]);
+    assert.deepEqual([counted!.rows, inserted!.rows], [[{ n: 2 }], [{ body: 'a3' }]]);
+    await assert.rejects(tenantTransaction(pool, A, [broken]), { code: '42P01', message: 'relation "no_such_table" does not exist' });
+    assert.deepEqual(await prepared(names), ['test.count_notes', 'test.insert_note']);
+    assert.equal(await backend(pool), pid);
     await pool.query("DELETE FROM notes WHERE body = 'a3'");
   });
 
-  it('closes what it prepared when preparing fails partway, reports that failure and keeps the connection', async () => {
-    const backend = async () => (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
-    const pid = await backend();
-    await assert.rejects(
-      tenantTransaction(pool, A, [
-        { name: 'test.fine', text: 'SELECT 1 AS one' },
-        { name: 'test.broken', text: 'SELECT body FROM no_such_table' },
-      ]),
-      { code: '42P01', message: 'relation "no_such_table" does not exist' },
-    );
-    assert.equal(await backend(), pid);
-    const left = await pool.query("SELECT name FROM pg_prepared_statements WHERE name LIKE 'test.%' ORDER BY name");
-    assert.deepEqual(
-      left.rows.filter((row) => ['test.fine', 'test.broken'].includes(row.name)),
-      [],
-    );
-    const [one] = await tenantTransaction(pool, A, [{ name: 'test.fine', text: 'SELECT 1 AS one' }]);
-    assert.deepEqual(one!.rows, [{ one: 1 }]);
+  it('takes its locks in the order of its statements: a new statement is parsed where it runs, not ahead of a LOCK TABLE', async () => {
+    await pool.query('CREATE TABLE lock_first (id int)');
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE notes IN ACCESS EXCLUSIVE MODE');
+      const waiting = transaction(pool, [
+        { name: 'test.lock_first', text: 'LOCK TABLE lock_first IN SHARE MODE' },
+        { name: 'test.count_all_notes', text: 'SELECT count(*)::int AS n FROM notes' },
+      ]);
+      const locks = async () =>
+        (
+          await holder.query<{ relation: string; mode: string; granted: boolean }>(
+            `SELECT relation::regclass::text AS relation, mode, granted FROM pg_locks
+              WHERE pid <> pg_backend_pid() AND relation IN ('lock_first'::regclass, 'notes'::regclass) ORDER BY relation::regclass::text`,
+          )
+        ).rows;
+      const expected = [
+        { relation: 'lock_first', mode: 'ShareLock', granted: true },
+        { relation: 'notes', mode: 'AccessShareLock', granted: false },
+      ];
+      for (let tries = 0; tries < 100 && JSON.stringify(await locks()) !== JSON.stringify(expected); tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.deepEqual(await locks(), expected);
+      await holder.query('ROLLBACK');
+      const [locked, counted] = await waiting;
+      assert.deepEqual([locked!.command, counted!.rows], ['LOCK', [{ n: 6 }]]);
+    } finally {
+      await holder.end();
+      await pool.query('DROP TABLE lock_first');
+    }
   });
 
   it('keeps the connection when a Parse meets a locked table and its lock deadline (a Parse locks what its statement names)', async () => {
@@ -319,8 +357,7 @@ describe('one transaction of known statements (tenantTransaction, transaction)',
     const holder = new pg.Client({ connectionString: database.url });
     await holder.connect();
     try {
-      const backend = async () => (await timed.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
-      const pid = await backend();
+      const pid = await backend(timed);
       const insert = {
         name: 'test.insert_while_locked',
         text: 'INSERT INTO notes (environment, agency_id, body) VALUES ($1, $2, $3) RETURNING body',
@@ -330,7 +367,7 @@ describe('one transaction of known statements (tenantTransaction, transaction)',
       await holder.query('LOCK TABLE notes IN ACCESS EXCLUSIVE MODE');
       await assert.rejects(tenantTransaction(timed, A, [insert]), { code: '55P03', message: 'canceling statement due to lock timeout' });
       await holder.query('ROLLBACK');
-      assert.equal(await backend(), pid);
+      assert.equal(await backend(timed), pid);
       const [inserted] = await tenantTransaction(timed, A, [insert]);
       assert.deepEqual(inserted!.rows, [{ body: 'a3' }]);
       await pool.query("DELETE FROM notes WHERE body = 'a3'");

@@ -9,11 +9,13 @@
  * transaction, as it did between BEGIN and COMMIT. (An exchange with a command that needs a
  * transaction block, such as LOCK TABLE, has BEGIN and COMMIT in it.)
  *
- * Named statements the connection has not prepared yet are parsed first in the exchange, before
- * any statement runs. Prepared statements outlive transactions, so after a failure pg's bookkeeping
- * must say which the database kept: all of them once any statement completed; when the exchange
- * failed before that (a Parse may fail, and a Parse of a statement on a locked table waits for the
- * lock like the statement would), they are closed, and the connection goes on.
+ * A named statement the connection has not prepared yet is parsed just before its first Bind, so
+ * the exchange touches its tables in the order of its statements (a Parse of a statement on a
+ * locked table waits for the lock like the statement would: parsed up front, it would take locks
+ * before a LOCK TABLE meant to come first). Prepared statements outlive transactions, so after a
+ * failure pg's bookkeeping must say which the database kept: those parsed before the statement that
+ * failed; that statement's own (its Parse or its run may have failed) is closed, those after it were
+ * never parsed; and the connection goes on.
  *
  * Both queries here are pg queries of their own kind: pg hands each the connection when its turn
  * comes and passes it the backend's messages until its ReadyForQuery. They extend pg's Query because
@@ -110,11 +112,13 @@ export class OneTransaction extends pg.Query {
   private readonly results: pg.QueryResult[] = [];
   private current: FillableResult | undefined;
   private rowFailure: Error | undefined;
+  /** The named statements this exchange sent a Parse for. */
+  readonly parsed = new Set<string>();
 
-  /** `parse`: the named statements the connection has not prepared, parsed before anything runs. */
+  /** `parse`: the names of the statements the connection has not prepared, each parsed before its first Bind. */
   constructor(
     readonly statements: readonly Statement[],
-    private readonly parse: readonly NamedStatement[],
+    private readonly parse: ReadonlySet<string>,
     callback: Callback<pg.QueryResult[]>,
   ) {
     super({ text: 'one transaction' });
@@ -131,15 +135,16 @@ export class OneTransaction extends pg.Query {
     const preparing = connection as PreparingConnection;
     connection.stream.cork?.();
     try {
-      for (const { name, text } of this.parse) {
-        // No parameter types: the database infers them, as it does for pg's own queries.
-        connection.parse({ name, text, types: [] }, true);
-        // Known from now on (see runInOneTransaction): pg's Query binds it without a Parse of its own.
-        preparing.submittedNamedStatements[name] = text;
-      }
       for (const statement of this.statements) {
         const name = statement.name ?? '';
-        if (name === '') connection.parse({ name, text: statement.text, types: [] }, true);
+        const unprepared = name === '' || (this.parse.has(name) && preparing.submittedNamedStatements[name] === undefined);
+        // No parameter types: the database infers them, as it does for pg's own queries.
+        if (unprepared) connection.parse({ name, text: statement.text, types: [] }, true);
+        // Known from now on (see runInOneTransaction): pg's Query binds it without a Parse of its own.
+        if (unprepared && name !== '') {
+          preparing.submittedNamedStatements[name] = statement.text;
+          this.parsed.add(name);
+        }
         // pg's types want the values mapped already; valueMapper maps them, as in pg's own Query.
         const values = [...(statement.values ?? [])] as (string | null)[];
         connection.bind({ statement: name, portal: '', values, valueMapper: prepareValue }, true);
@@ -210,8 +215,8 @@ export interface OneExchange {
   /**
    * After `results` failed (and the database answered): whether the connection may be used again,
    * once made so. An exchange with a block of its own has left it aborted: it is rolled back here.
-   * One that failed before any statement completed may have failed at a Parse: which of the named
-   * statements it parsed the database kept is unknown, so they are closed.
+   * The named statement it parsed for the statement that failed may or may not exist (its Parse or
+   * its run failed): it is closed.
    */
   reusable(): Promise<boolean>;
 }
@@ -235,26 +240,30 @@ export function runInOneTransaction(client: pg.ClientBase, statements: readonly 
     }
     if (known === undefined) fresh.set(name, text);
   }
-  const parse = [...fresh].map(([name, text]) => ({ name, text }));
   const block = statements.some((statement) => NEEDS_BLOCK.test(statement.text));
   const sent = block ? [{ text: 'BEGIN' }, ...statements, { text: 'COMMIT' }] : statements;
   let exchange: OneTransaction | undefined;
   const results = query<pg.QueryResult[]>(client, (callback) => {
-    exchange = new OneTransaction(sent, parse, callback);
+    exchange = new OneTransaction(sent, new Set(fresh.keys()), callback);
     return exchange;
   });
-  const completed = () => exchange?.completed ?? 0;
-  // Once a statement ran, every Parse before it had been done.
-  const settle = (parsed: boolean) => {
-    if (!parsed || connection === undefined) return;
-    for (const { name, text } of parse) {
-      connection.parsedStatements[name] = text;
+  /** Where each fresh statement is first used in the exchange: it is parsed there. */
+  const parsedAt = [...fresh].map(([name, text]) => ({ name, text, at: sent.findIndex((statement) => statement.name === name) }));
+  /** After the exchange ended with `completed` statements done: which of its Parses the database kept. */
+  const settle = (completed: number): NamedStatement[] => {
+    if (connection === undefined) return [];
+    const unsure: NamedStatement[] = [];
+    for (const { name, text, at } of parsedAt) {
+      if (!exchange?.parsed.has(name)) continue;
       delete connection.submittedNamedStatements[name];
+      if (at < completed) connection.parsedStatements[name] = text;
+      else if (at === completed) unsure.push({ name, text });
     }
+    return unsure;
   };
   return {
     results: results.then((all) => {
-      settle(true);
+      settle(sent.length);
       return block ? all.slice(1, -1) : all;
     }),
     async reusable() {
@@ -263,11 +272,11 @@ export function runInOneTransaction(client: pg.ClientBase, statements: readonly 
           () => true,
           () => false,
         );
-      settle(completed() > 0);
+      const unsure = settle(exchange?.completed ?? 0);
       // Outside a block (a Parse failed before BEGIN), ROLLBACK only warns.
       if (block && !(await succeeds(client.query('ROLLBACK')))) return false;
-      if (completed() > 0 || parse.length === 0) return true;
-      return succeeds(query<void>(client, (callback) => new Forget(parse, callback)));
+      if (unsure.length === 0) return true;
+      return succeeds(query<void>(client, (callback) => new Forget(unsure, callback)));
     },
   };
 }
