@@ -60,7 +60,7 @@ const TAGS: Record<ApiDescriptor['id'], Record<string, string[]>> = {
     Events: ['listListingEvents'],
   },
   leads: {
-    Leads: ['createLead', 'getLeads', 'getLead'],
+    Leads: ['createLead', 'getLeads', 'getLead', 'getLeadOpenImmoFeedback'],
     Subscriptions: [
       'createWebhookSubscription',
       'getWebhookSubscriptions',

@@ -96,6 +96,20 @@ export const leadDocs: ApiDocs = {
         "personal fields are null and phoneNumbers is empty. Another agency's lead is a 404. At most 10 requests per 200 ms per caller.",
       responses: { '200': 'The lead.' },
     },
+    getLeadOpenImmoFeedback: {
+      tags: ['Leads'],
+      summary: 'Read a lead as OpenImmo-Feedback XML (immogate extension)',
+      description:
+        'The lead of `GET /leads/{leadId}` as an OpenImmo-Feedback document (version 1.2.7, UTF-8), for a CRM that imports ' +
+        'portal enquiries in that format: `sender` (name `immogate`, `datum` the day the lead was submitted, UTC, ' +
+        '`makler_id` the agency of the token), one `objekt` with the classifiedId as `portal_obj_id`, and its `interessent`: ' +
+        '`int_id` the leadId, `anrede` (Herr or Frau from gender MALE or FEMALE), `vorname`, `nachname`, `tel` (the first ' +
+        'LANDLINE number, else the first without a type), `mobil` (the first MOBILE number), `email`, `anfrage` the message. ' +
+        'An element without a value is left out; characters XML 1.0 cannot carry (control characters but tab, line feed and ' +
+        "carriage return) are dropped. After its author's erasure the `interessent` keeps `int_id` and `email` only, as the " +
+        "JSON keeps the email. Another agency's lead is a 404; the scope and limit are those of `GET /leads/{leadId}`.",
+      responses: { '200': 'The OpenImmo-Feedback document of the lead.' },
+    },
     createWebhookSubscription: {
       tags: ['Subscriptions'],
       summary: 'Subscribe to new leads',

@@ -75,6 +75,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/leads/{leadId}/openimmo-feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a lead as OpenImmo-Feedback XML (immogate extension)
+         * @description The lead of `GET /leads/{leadId}` as an OpenImmo-Feedback document (version 1.2.7, UTF-8), for a CRM that imports portal enquiries in that format: `sender` (name `immogate`, `datum` the day the lead was submitted, UTC, `makler_id` the agency of the token), one `objekt` with the classifiedId as `portal_obj_id`, and its `interessent`: `int_id` the leadId, `anrede` (Herr or Frau from gender MALE or FEMALE), `vorname`, `nachname`, `tel` (the first LANDLINE number, else the first without a type), `mobil` (the first MOBILE number), `email`, `anfrage` the message. An element without a value is left out; characters XML 1.0 cannot carry (control characters but tab, line feed and carriage return) are dropped. After its author's erasure the `interessent` keeps `int_id` and `email` only, as the JSON keeps the email. Another agency's lead is a 404; the scope and limit are those of `GET /leads/{leadId}`.
+         *
+         *     Scope: `leads:read`.
+         */
+        get: operations["getLeadOpenImmoFeedback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook/subscriptions": {
         parameters: {
             query?: never;
@@ -605,6 +627,72 @@ export interface operations {
                             classifiedId: string | null;
                         };
                     };
+                };
+            };
+            /** @description A problem (RFC 7807) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description A problem (RFC 7807) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+        };
+    };
+    getLeadOpenImmoFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                leadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenImmo-Feedback document of the lead. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
                 };
             };
             /** @description A problem (RFC 7807) */

@@ -89,6 +89,12 @@ export const Lead = Type.Object({
 });
 export type Lead = Static<typeof Lead>;
 
+/**
+ * GET /leads/{leadId}/openimmo-feedback answers XML, not JSON: the document states the media type
+ * and a string (Fastify sends the string as it is, under the content type the route sets).
+ */
+export const OpenImmoFeedbackAnswer = { content: { 'application/xml': { schema: Type.String() } } };
+
 export const LeadIdParams = Type.Object({ leadId: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
 
 const unixSeconds = { minimum: 0, maximum: 253402300799 };

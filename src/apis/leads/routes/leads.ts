@@ -1,10 +1,11 @@
-/* HTTP of the leads resource: POST /leads, GET /leads, GET /leads/{leadId}. */
+/* HTTP of the leads resource: POST /leads, GET /leads, GET /leads/{leadId} and its OpenImmo-Feedback form. */
 import { tenantOf } from '../../../platform/auth/guard.js';
 import { apiById, rootPath } from '../../../platform/catalogue.js';
 import { WEBHOOKS_STREAM } from '../../../platform/delivery/index.js';
 import type { ApiApp, ApiDependencies } from '../../../platform/module.js';
-import { CreateLeadRequest, Lead, LeadIdParams, LeadPage, LeadQuery, LeadSubmitted } from '../model/lead.js';
+import { CreateLeadRequest, Lead, LeadIdParams, LeadPage, LeadQuery, LeadSubmitted, OpenImmoFeedbackAnswer } from '../model/lead.js';
 import { createLead, listLeads, readLead } from '../services/leads.js';
+import { readLeadFeedback, XML_CONTENT_TYPE } from '../services/openimmoFeedback.js';
 
 const LEADS_API = apiById('leads');
 
@@ -48,5 +49,21 @@ export async function leadRoutes(app: ApiApp, { pool, config }: ApiDependencies)
     '/leads/:leadId',
     { config: rateLimited, schema: { operationId: 'getLead', params: LeadIdParams, response: { 200: Lead } } },
     async (request) => readLead(pool, tenantOf(request), request.params.leadId),
+  );
+
+  // An extension: the same lead as an OpenImmo-Feedback document, for CRMs that import those. Same
+  // scope, limit, tenancy and answers as GET /leads/{leadId}, whose reading it shares.
+  app.get(
+    '/leads/:leadId/openimmo-feedback',
+    {
+      config: rateLimited,
+      schema: {
+        operationId: 'getLeadOpenImmoFeedback',
+        'x-immogate-extension': true,
+        params: LeadIdParams,
+        response: { 200: OpenImmoFeedbackAnswer },
+      },
+    },
+    async (request, reply) => reply.type(XML_CONTENT_TYPE).send(await readLeadFeedback(pool, tenantOf(request), request.params.leadId)),
   );
 }
