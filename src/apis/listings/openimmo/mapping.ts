@@ -452,6 +452,8 @@ function mapObject(immobilie: XmlElement, providerKey: string, header: Header): 
   const objektnrIntern = m.text(child(techn, 'objektnr_intern'), 512);
   const openimmoObid = m.text(child(techn, 'openimmo_obid'));
   const aktion = m.use(child(techn, 'aktion'));
+  // The date of the sender's data: bookkeeping of the transfer, not of the listing, so read without a warning.
+  m.use(child(techn, 'stand_vom'));
   const aktionart = aktion?.attributes.aktionart?.trim().toUpperCase() || undefined;
   if (!child(techn, 'objektnr_extern')?.text.trim()) {
     m.error(
@@ -654,7 +656,7 @@ function mapGeo(m: ObjectMapping, geo: XmlElement | undefined, immobilie: XmlEle
         `the coordinates ${latitude}/${longitude} are not a place on earth (breitengrad -90..90, laengengrad -180..180)`,
       );
     else m.set('/data/location/geometry', { type: 'Point', coordinates: [longitude, latitude] }, coordinates.path);
-  } else if (coordinates && !isEmpty(coordinates) && (latitude === undefined) !== (longitude === undefined)) {
+  } else if (coordinates && !coordinates.attributes.breitengrad?.trim() !== !coordinates.attributes.laengengrad?.trim()) {
     m.error(coordinates.path, 'geokoordinaten needs both @breitengrad and @laengengrad');
   }
   // The address's visibility is an administrative flag in OpenImmo, a location member in the listing.

@@ -135,6 +135,7 @@ function zipError(error: unknown): OpenImmoRefused {
       `the ZIP entry name ${named[2]} is not allowed (${named[1]}): entries must be relative paths without .. segments or drive letters`,
     );
   }
+  if (/size mismatch/.test(message)) return new OpenImmoRefused(400, `the ZIP is damaged or forged: ${message}`);
   return new OpenImmoRefused(400, `the upload is not a readable ZIP file: ${message}`);
 }
 
