@@ -489,7 +489,7 @@ describe('OpenImmo mapping', () => {
     assert.deepEqual(house.request?.data.prices, {
       buy: { price: { amount: 850000 } },
       isPriceShown: true,
-      brokerageFee: { hasFee: true },
+      brokerageFee: { hasFee: true, priceNote: { de: '3,57 % inkl. MwSt.' }, isVatIncluded: true },
     });
     assert.deepEqual(house.request?.data.spaces, { residential: { livingSpace: 140 }, plotSpace: 520.5 });
     assert.deepEqual(house.request?.data.management, { availableFromDate: '2025-03-01' });

@@ -5,6 +5,10 @@
 import type { ApiDocs } from '../../platform/http/openapiDocs.js';
 import { EVENTS_TAG, eventFeedDocs } from '../../platform/events/routes.js';
 import { MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, UPLOAD_URL_SECONDS } from './model/media.js';
+import { MAX_UNFINISHED_IMPORTS } from './openimmo/intake.js';
+import { DEFAULT_OPENIMMO_LIMITS } from './openimmo/limits.js';
+
+const OPENIMMO_BODY_MIB = DEFAULT_OPENIMMO_LIMITS.maxBodyBytes / 1024 / 1024;
 
 export const listingDocs: ApiDocs = {
   description:
@@ -16,6 +20,10 @@ export const listingDocs: ApiDocs = {
   tags: [
     { name: 'Listings', description: 'Create, read, replace and delete listings.' },
     { name: 'Media', description: 'Upload the files that listings show.' },
+    {
+      name: 'OpenImmo',
+      description: 'Feed listings as the OpenImmo ZIP or XML your CRM exports already (immogate extension): see docs/openimmo.md.',
+    },
     { name: 'Health', description: 'Whether the service can take requests.' },
     EVENTS_TAG,
   ],
@@ -91,6 +99,41 @@ export const listingDocs: ApiDocs = {
         `(${Object.keys(MEDIA_CONTENT_TYPES).join(', ')}). Then name \`externalMediaId\` in a listing's media. A file no ` +
         'listing uses is deleted a while after its URL expired.',
       responses: { '201': 'The upload URL.' },
+    },
+    createOpenImmoImport: {
+      tags: ['OpenImmo'],
+      summary: 'Import an OpenImmo transfer (immogate extension)',
+      description:
+        'Takes an OpenImmo file as a CRM exports it: a ZIP holding one XML and the files its attachments name ' +
+        '(`application/zip`), or the XML alone (`application/xml`). Answered 202 once the file is stored; a worker then ' +
+        'applies each `immobilie` as a listing of the agency, keyed by `verwaltung_techn/objektnr_extern` (its externalListingId), ' +
+        'checked by the same schema and 21 rules as `POST /listings`: one refused object does not stop the others. ' +
+        '`aktion aktionart="DELETE"` deletes; a VOLL transfer also deletes the listings of that provider it no longer names. ' +
+        `At most ${OPENIMMO_BODY_MIB} MiB (413 beyond), and ${MAX_UNFINISHED_IMPORTS} imports of an agency still processing (429 beyond). ` +
+        'Follow the self link for the outcome of each object.',
+      requestBody: {
+        required: true,
+        content: {
+          'application/zip': { schema: { type: 'string', format: 'binary' } },
+          'application/xml': { schema: { type: 'string', format: 'binary' } },
+        },
+      },
+      responses: { '202': 'Stored: the import runs; GET its self link.' },
+    },
+    getOpenImmoImport: {
+      tags: ['OpenImmo'],
+      summary: 'Read an OpenImmo import (immogate extension)',
+      description:
+        'PROCESSING until every object is applied, then DONE with one outcome per `immobilie` (created, updated, unchanged, ' +
+        'deleted or refused, with the errors that refused it and the warnings of what the listing model has no place for, ' +
+        'each naming the element of the file), or FAILED with the problem of a file refused as a whole.',
+      responses: { '200': 'The import.' },
+    },
+    listOpenImmoImports: {
+      tags: ['OpenImmo'],
+      summary: 'List OpenImmo imports (immogate extension)',
+      description: "The agency's imports in this environment, newest first, 20 a page.",
+      responses: { '200': 'A page of imports.' },
     },
     getHealth: {
       tags: ['Health'],

@@ -1,6 +1,11 @@
-/* The periodic tasks of the listing import: the sandbox retention and the media sweep. */
+/* The listing import's work: the OpenImmo imports (a work stream), the sandbox retention and the media sweep. */
 import { LocalBlobStore } from '../../platform/blobs/local.js';
+import { addressPolicy, sharedOutbound } from '../../platform/delivery/outbound.js';
 import type { ScheduledTask } from '../../platform/work/schedule.js';
+import { backoffSeconds, type WorkStream } from '../../platform/work/stream.js';
+import { type ClaimedImport, claimImports, giveBackImport, importQueueDepth, nextImportDue, renewImports } from './openimmo/imports.js';
+import { runImport } from './openimmo/intake.js';
+import { checkListing } from './rules.js';
 import { mediaStore, sweepMedia } from './services/medias.js';
 import { sweepSandboxListings } from './services/retention.js';
 
@@ -31,4 +36,44 @@ export const mediaSweepTask: ScheduledTask = {
       if (abandoned > 0) logger.info({ abandoned }, 'swept uploads a crash left unfinished');
     }
   },
+};
+
+export const OPENIMMO_STREAM = 'clim:openimmo';
+
+/**
+ * OpenImmo imports, claimed like the other queues (fair between agencies, at most one of an
+ * agency's at a time per worker: its objects are applied in order). The rules run on the worker's
+ * own loop: a worker serves no request that would wait for them.
+ */
+export const openimmoStream: WorkStream<ClaimedImport> = {
+  name: OPENIMMO_STREAM,
+  concurrency: () => 2,
+  claim: (context, limit, busy) =>
+    claimImports(context.pool, { workerId: context.workerId, leaseSeconds: context.leaseSeconds, limit, busy, perAgency: 1 }),
+  key: (claimed) => claimed.id,
+  shares: (claimed) => claimed.shares,
+  run: (claimed, context) =>
+    runImport(claimed, {
+      pool: context.pool,
+      workerId: context.workerId,
+      rules: { check: async (request, options) => checkListing(request, options) },
+      store: () => mediaStore(context),
+      outbound: sharedOutbound(context.config, {
+        ...addressPolicy(context.config, claimed.environment === 'sandbox' ? 'sandbox' : 'production'),
+        userAgent: 'immogate-openimmo/1.0',
+      }),
+      logger: context.logger,
+      signal: context.signal,
+    }),
+  renew: (context, ids) => renewImports(context.pool, context.workerId, context.leaseSeconds, ids),
+  fail: (context, claimed, error, interrupted) =>
+    giveBackImport(
+      context.pool,
+      claimed.id,
+      context.workerId,
+      interrupted ? 0 : backoffSeconds(claimed.attempts),
+      interrupted ? null : error instanceof Error ? error.message : String(error),
+    ),
+  nextDue: (context) => nextImportDue(context.pool),
+  depth: (pool) => importQueueDepth(pool),
 };

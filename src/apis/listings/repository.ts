@@ -26,6 +26,8 @@ export interface ListingRow {
   request: ListingRequest;
   created_at: Date;
   last_write_at: Date;
+  /** The OpenImmo provider the listing came from (openimmo/imports.ts); null for a listing written as JSON. */
+  openimmo_provider: string | null;
 }
 
 export interface NewListing {

@@ -6,7 +6,7 @@ import type { Sealer } from '../secrets/sealer.js';
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import type { BlobStat, BlobStore, PresignedUpload, PresignRequest } from './store.js';
@@ -164,6 +164,14 @@ export class LocalBlobStore implements BlobStore {
         await fsp.rename(staging, object);
       },
     };
+  }
+
+  async write(key: string, bytes: Buffer, contentType: string): Promise<void> {
+    const staged = await this.receive(key, Readable.from([bytes]), { contentType, maxBytes: bytes.length });
+    await staged.commit().catch(async (error: unknown) => {
+      await staged.discard();
+      throw error;
+    });
   }
 
   /**

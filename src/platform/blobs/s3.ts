@@ -98,6 +98,15 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  async write(key: string, bytes: Buffer, contentType: string): Promise<void> {
+    assertSafeKey(key);
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType }));
+    } catch (error) {
+      throw unavailable(error) ? blobStoreUnavailable(error) : error;
+    }
+  }
+
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
     try {

@@ -35,6 +35,8 @@ export interface BlobStore {
   stat(key: string): Promise<BlobStat | undefined>;
   /** The whole blob; meant for small blobs and checks, not for serving 40 MB videos. */
   read(key: string): Promise<Buffer | undefined>;
+  /** Stores bytes immogate holds itself (an OpenImmo ZIP's pictures) under `key`, replacing what was there. */
+  write(key: string, bytes: Buffer, contentType: string): Promise<void>;
   /** Deleting a missing blob is not an error. */
   delete(key: string): Promise<void>;
 }

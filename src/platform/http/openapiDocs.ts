@@ -16,6 +16,8 @@ export interface OperationDocs {
   responses?: Readonly<Record<string, string>>;
   /** Requests the API makes to the client because of this operation (its webhooks), as OpenAPI callbacks. */
   callbacks?: Readonly<Record<string, unknown>>;
+  /** The body of an operation whose route reads it itself (a file, not JSON), which the route schema cannot say. */
+  requestBody?: Readonly<Record<string, unknown>>;
 }
 
 /** What one API's document says, kept in one place per API (`src/apis/<api>/docs.ts`). */
@@ -156,7 +158,7 @@ function operationsOf(document: Node): Map<string, Node> {
  * Puts the prose of `docs` onto the operations of `document`, by operationId: tags, summary, the
  * description followed by the scope (read from the operation's `scopeKey` extension) and the
  * User-Agent rule, the descriptions of answers (the operation's, else the API's shared ones: an
- * answer left undescribed throws, as OpenAPI requires one), and the callbacks. Every operation must be
+ * answer left undescribed throws, as OpenAPI requires one), the callbacks and a body the route reads itself. Every operation must be
  * documented and every documented operation must exist: the two lists cannot drift apart.
  * Nothing already written is replaced (Fastify's placeholder "Default Response" aside).
  */
@@ -169,7 +171,8 @@ export function describeOperations(document: Node, api: ApiDescriptor, docs: Api
   for (const [id, operation] of operations) {
     const described = docs.operations[id];
     if (!described) throw new Error(`OpenAPI: ${api.id} operation ${id} is not documented`);
-    for (const key of ['tags', 'summary', 'description', ...(described.callbacks ? ['callbacks'] : [])]) {
+    const extra = [...(described.callbacks ? ['callbacks'] : []), ...(described.requestBody ? ['requestBody'] : [])];
+    for (const key of ['tags', 'summary', 'description', ...extra]) {
       if (operation[key] !== undefined) throw new Error(`OpenAPI: ${api.id} operation ${id} has a ${key} already`);
     }
     const scope = operation[scopeKey];
@@ -194,6 +197,7 @@ export function describeOperations(document: Node, api: ApiDescriptor, docs: Api
       response.description = shared;
     }
     if (described.callbacks) operation.callbacks = structuredClone(described.callbacks);
+    if (described.requestBody) operation.requestBody = structuredClone(described.requestBody);
   }
 }
 
