@@ -13,6 +13,8 @@ CREATE TABLE openimmo_imports (
   umfang        text CHECK (umfang IN ('VOLL', 'TEIL')),
   -- One outcome per object, in document order (the GET's `objects`).
   objects       jsonb NOT NULL DEFAULT '[]',
+  -- What the file carries outside any object that the listings have no place for.
+  warnings      jsonb NOT NULL DEFAULT '[]',
   problem       jsonb,
   created_at    timestamptz NOT NULL DEFAULT now(),
   finished_at   timestamptz,

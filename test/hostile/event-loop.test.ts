@@ -71,7 +71,14 @@ const API_BODY_ROUTES: Record<string, string[]> = {
     'PUT /webhooks',
     'POST /webhooks/test-events',
   ],
-  clim: ['POST /listings', 'POST /listings/validate', 'PUT /listings/:externalListingId', 'POST /medias', 'PUT /media-uploads/*'],
+  clim: [
+    'POST /listings',
+    'POST /listings/validate',
+    'PUT /listings/:externalListingId',
+    'POST /medias',
+    'PUT /media-uploads/*',
+    'POST /openimmo-imports',
+  ],
   leads: ['POST /leads', 'POST /webhook/subscriptions', 'PUT /webhook/subscriptions/:id', 'POST /webhook/subscriptions/:id/test-events'],
 };
 /** Routes of the APIs the console adds beside them (its deliveries pages). */
@@ -874,6 +881,37 @@ describe('no single request holds the event loop', () => {
               const { requestId } = result.body as { requestId: string };
               assert.match(requestId, /^[0-9a-f-]{36}$/);
               assert.deepEqual(result.body, { title: 'Lead submitted', requestId });
+            },
+          );
+        }
+      });
+    }
+  });
+
+  describe('the OpenImmo intake: a file of 8 MiB of the worst XML (nesting past any depth, a text past any length) is stored and acknowledged in time', () => {
+    const hostile = [
+      { name: '8 MiB of nested elements', xml: `<openimmo>${'<a>'.repeat(2_700_000)}` },
+      {
+        name: 'a text of 8 MiB',
+        xml: `<openimmo><uebertragung/><anbieter><firma>${'x'.repeat(8 * 1024 * 1024)}</firma></anbieter></openimmo>`,
+      },
+    ];
+    for (const mount of [
+      { name: 'production', prefix: '/import-listings/v1' },
+      { name: 'console', prefix: '/console/api/clim' },
+    ]) {
+      it(`${mount.name}: each is answered 202 in time, read only by the worker (on a thread of its own)`, async () => {
+        const path = `${mount.prefix}/openimmo-imports`;
+        for (const { name, xml } of hostile) {
+          await measuredWork(
+            `POST ${path}`,
+            name,
+            () => () => send('POST', path, xml, headersFor(path, 'application/xml')),
+            (result) => result.status,
+            (result) => {
+              assert.equal(result.status, 202, result.text.slice(0, 1000));
+              const { importId } = result.body as { importId: string };
+              assert.match(importId, /^[0-9a-f-]{36}$/);
             },
           );
         }

@@ -822,9 +822,8 @@ describe('OpenImmo tables and documentation', () => {
   });
 
   it('documents every mapped element', () => {
-    const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs/openimmo-mapping.md'), 'utf8');
-    for (const { element } of MAPPED_ELEMENTS)
-      assert.ok(doc.includes(`\`${element}\``), `docs/openimmo-mapping.md does not name ${element}`);
+    const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs/openimmo.md'), 'utf8');
+    for (const { element } of MAPPED_ELEMENTS) assert.ok(doc.includes(`\`${element}\``), `docs/openimmo.md does not name ${element}`);
     const coverage = mappingCoverage();
     assert.ok(doc.includes(`**${coverage.mapped} mappings**`), `the document states ${coverage.mapped} mappings`);
   });

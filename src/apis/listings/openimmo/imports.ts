@@ -7,7 +7,7 @@ import type pg from 'pg';
 import type { TenantScope } from '../../../platform/db/tenant.js';
 import { busyArrays, type FairQueue, fairPick } from '../../../platform/work/fairClaim.js';
 import type { QueueDepth } from '../../../platform/work/stream.js';
-import type { ImportObject, ImportProblem, ImportStatus, Umfang } from '../model/openimmo.js';
+import type { ImportIssue, ImportObject, ImportProblem, ImportStatus, Umfang } from '../model/openimmo.js';
 
 type Db = pg.ClientBase;
 
@@ -20,6 +20,7 @@ export interface ImportRow {
   size_bytes: string;
   umfang: Umfang | null;
   objects: ImportObject[];
+  warnings: ImportIssue[];
   problem: ImportProblem | null;
   created_at: Date;
   finished_at: Date | null;
@@ -43,7 +44,7 @@ export async function insertImport(db: Db, tenant: TenantScope, row: { id: strin
   });
 }
 
-const COLUMNS = 'id, environment, agency_id, status, kind, size_bytes, umfang, objects, problem, created_at, finished_at';
+const COLUMNS = 'id, environment, agency_id, status, kind, size_bytes, umfang, objects, warnings, problem, created_at, finished_at';
 
 export async function findImport(db: Db, tenant: TenantScope, id: string): Promise<ImportRow | undefined> {
   const { rows } = await db.query<ImportRow>({
@@ -131,14 +132,22 @@ export async function finishImport(
   db: pg.Pool,
   id: string,
   workerId: string,
-  outcome: { status: 'DONE' | 'FAILED'; umfang?: Umfang; objects: ImportObject[]; problem?: ImportProblem },
+  outcome: { status: 'DONE' | 'FAILED'; umfang?: Umfang; objects: ImportObject[]; warnings?: ImportIssue[]; problem?: ImportProblem },
 ): Promise<boolean> {
   const { rowCount } = await db.query({
     name: 'clim.openimmo_finish',
-    text: `UPDATE openimmo_imports SET status = $3, umfang = $4, objects = $5, problem = $6, payload = NULL,
+    text: `UPDATE openimmo_imports SET status = $3, umfang = $4, objects = $5, problem = $6, warnings = $7, payload = NULL,
                   finished_at = now(), claimed_by = NULL, last_error = NULL
             WHERE id = $1 AND claimed_by = $2 AND status = 'PROCESSING'`,
-    values: [id, workerId, outcome.status, outcome.umfang ?? null, JSON.stringify(outcome.objects), outcome.problem ?? null],
+    values: [
+      id,
+      workerId,
+      outcome.status,
+      outcome.umfang ?? null,
+      JSON.stringify(outcome.objects),
+      outcome.problem ?? null,
+      JSON.stringify(outcome.warnings ?? []),
+    ],
   });
   return rowCount === 1;
 }

@@ -24,10 +24,8 @@ import {
   recentImports,
   unfinishedImports,
 } from './imports.js';
-import { DEFAULT_OPENIMMO_LIMITS, type OpenImmoLimits, OpenImmoRefused } from './limits.js';
-import { mapTransfer, type Transfer } from './mapping.js';
-import { parseXml } from './xml.js';
-import { readPackage } from './zip.js';
+import { DEFAULT_OPENIMMO_LIMITS, type OpenImmoLimits } from './limits.js';
+import { readFile } from './read.js';
 
 /** The content types a file may be posted as, by what they are. */
 export const OPENIMMO_CONTENT_TYPES: Readonly<Record<string, 'zip' | 'xml'>> = {
@@ -102,6 +100,7 @@ function asImport(row: ImportRow): OpenImmoImport {
     ...(row.finished_at !== null ? { finishedAt: row.finished_at.toISOString() } : {}),
     sizeBytes: Number(row.size_bytes),
     objects: row.objects,
+    ...(row.warnings.length > 0 ? { warnings: row.warnings } : {}),
     ...(row.problem !== null ? { problem: row.problem } : {}),
   };
 }
@@ -148,24 +147,9 @@ export interface RunContext {
   signal?: AbortSignal;
 }
 
-function problemOf(refused: OpenImmoRefused): ImportProblem {
+function problemOf(refused: { status: 400 | 413 | 415; reason: string }): ImportProblem {
   const title = refused.status === 413 ? 'Payload too large' : refused.status === 415 ? 'Unsupported media type' : 'Bad request';
-  return { status: refused.status, title, detail: refused.message };
-}
-
-/** Reads the file: the transfer, the ZIP's files, or the refusal of the whole file. */
-async function readTransfer(
-  kind: 'zip' | 'xml',
-  payload: Buffer,
-  limits: OpenImmoLimits,
-): Promise<{ transfer: Transfer; files: Map<string, Buffer>; xmlName?: string } | ImportProblem> {
-  try {
-    const { xml, files, xmlName } = await readPackage(payload, kind, limits);
-    return { transfer: mapTransfer(parseXml(xml, limits), { limits }), files, ...(xmlName !== undefined ? { xmlName } : {}) };
-  } catch (error) {
-    if (error instanceof OpenImmoRefused) return problemOf(error);
-    throw error;
-  }
+  return { status: refused.status, title, detail: refused.reason };
 }
 
 /**
@@ -178,9 +162,9 @@ export async function runImport(claimed: { id: string; environment: string; agen
   const tenant = { environment: claimed.environment, agencyId: claimed.agency_id } as TenantScope;
   const payload = await claimedPayload(pool, claimed.id, workerId);
   if (payload === undefined) return;
-  const read = await readTransfer(claimed.kind, payload, context.limits ?? DEFAULT_OPENIMMO_LIMITS);
+  const read = await readFile(payload, claimed.kind, context.limits ?? DEFAULT_OPENIMMO_LIMITS);
   if (!('transfer' in read)) {
-    await finishImport(pool, claimed.id, workerId, { status: 'FAILED', objects: [], problem: read });
+    await finishImport(pool, claimed.id, workerId, { status: 'FAILED', objects: [], problem: problemOf(read) });
     return;
   }
   const { transfer, files, xmlName } = read;
@@ -211,7 +195,12 @@ export async function runImport(claimed: { id: string; environment: string; agen
       if (retired !== undefined) objects.push(retired);
     }
   }
-  const done = await finishImport(pool, claimed.id, workerId, { status: 'DONE', umfang: transfer.umfang, objects });
+  const done = await finishImport(pool, claimed.id, workerId, {
+    status: 'DONE',
+    umfang: transfer.umfang,
+    objects,
+    warnings: transfer.warnings,
+  });
   const counts: Record<string, number> = {};
   for (const object of objects) counts[object.action] = (counts[object.action] ?? 0) + 1;
   context.logger.info({ importId: claimed.id, recorded: done, ...counts }, 'OpenImmo import applied');

@@ -10,7 +10,7 @@
  * than find out on the portal. Whenever an object has no error its request passes the ApiRequest
  * schema; the business rules (rules.ts) remain the caller's to apply.
  *
- * The whole mapping, element by element, is docs/openimmo-mapping.md; its leaf mappings are data
+ * The whole mapping, element by element, is docs/openimmo.md; its leaf mappings are data
  * here (the *_LEAVES tables), the rest is code below with the table of tables.ts.
  */
 import { CURRENCIES, LANGUAGES } from '../model/matrices.js';
