@@ -6,12 +6,17 @@
  * finds, and isolation between agencies.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, after, describe, it } from 'node:test';
+import { listingsApi } from '../../src/apis/listings/index.js';
+import { OPENIMMO_RETENTION_TASK, openimmoRetentionTask } from '../../src/apis/listings/jobs.js';
+import { MAX_ATTEMPTS } from '../../src/apis/listings/openimmo/intake.js';
+import { createLogger } from '../../src/platform/log.js';
 import { listingWithMedia } from '../fixtures/listings.js';
 import { deletion, houseForSale, jpeg, mixedPackage, rentApartment, simpleTransfer, zipOf } from '../fixtures/openimmo/documents.js';
 import { assertProblem, type HttpResult, http, type TestServer, USER_AGENT, useServer } from '../helpers.js';
@@ -393,3 +398,72 @@ function declaredOnly(length: number): Promise<HttpResult> {
     req.flushHeaders();
   });
 }
+
+describe('the imports table', () => {
+  const context = () => ({
+    pool: server.pool,
+    logger: createLogger({ logLevel: 'silent' }),
+    config: server.config,
+    workerId: '00000000-0000-4000-8000-000000000000',
+    leaseSeconds: 10,
+    signal: new AbortController().signal,
+  });
+
+  it('keeps a finished import DELIVERY_RETENTION_DAYS, then deletes it and not its listings (an hourly task)', async () => {
+    assert.ok(listingsApi.tasks?.includes(openimmoRetentionTask));
+    assert.equal(openimmoRetentionTask.name, OPENIMMO_RETENTION_TASK);
+    assert.equal(openimmoRetentionTask.everySeconds, 3600);
+    const old = await imported(simpleTransfer([houseForSale({ objektnrExtern: 'R-OLD' })]), 'application/xml');
+    const recent = await imported(simpleTransfer([houseForSale({ objektnrExtern: 'R-NEW' })]), 'application/xml');
+    const days = server.config.deliveryRetentionDays;
+    await server.pool.query(`UPDATE openimmo_imports SET finished_at = now() - make_interval(days => $2) WHERE id = $1`, [
+      old.importId,
+      days + 1,
+    ]);
+    await server.pool.query(`UPDATE openimmo_imports SET finished_at = now() - make_interval(days => $2) WHERE id = $1`, [
+      recent.importId,
+      days - 1,
+    ]);
+    await openimmoRetentionTask.run(context());
+    const read = (id: string) =>
+      http('GET', `${server.base}${ROOT}/openimmo-imports/${id}`, { headers: { authorization: `Bearer ${tokenA}` } });
+    assert.equal((await read(old.importId)).status, 404);
+    assert.equal((await read(recent.importId)).status, 200);
+    assert.equal((await listing('R-OLD')).status, 200);
+  });
+
+  it(`fails an import whose runs all ended in an error after ${MAX_ATTEMPTS} of them, saying so`, async () => {
+    // Queued as a POST queues it, with every run so far failed: the next claim is one more.
+    const importId = randomUUID();
+    const file = Buffer.from(simpleTransfer([houseForSale({ objektnrExtern: 'R-STUCK' })]));
+    await server.pool.query(
+      `INSERT INTO openimmo_imports (id, environment, agency_id, kind, payload, size_bytes, attempts)
+       VALUES ($1, 'production', 'agency-b', 'xml', $2, $3, $4)`,
+      [importId, file, file.length, MAX_ATTEMPTS],
+    );
+    for (let tries = 0; tries < 300; tries += 1) {
+      const read = await http('GET', `${server.base}${ROOT}/openimmo-imports/${importId}`, {
+        headers: { authorization: `Bearer ${tokenB}` },
+      });
+      const found = read.body as ImportBody;
+      if (found.status !== 'PROCESSING') {
+        assert.deepEqual(
+          [found.status, found.objects, found.problem],
+          [
+            'FAILED',
+            [],
+            {
+              status: 500,
+              title: 'Internal server error',
+              detail: `The import could not be applied in ${MAX_ATTEMPTS} attempts; quote its importId when reporting it`,
+            },
+          ],
+        );
+        assert.equal((await listing('R-STUCK', tokenB)).status, 404);
+        return;
+      }
+      await sleep(100);
+    }
+    assert.fail('still PROCESSING after 30 s');
+  });
+});

@@ -56,6 +56,7 @@ const TAGS: Record<ApiDescriptor['id'], Record<string, string[]>> = {
   clim: {
     Listings: ['createListing', 'getListings', 'getListing', 'updateListing', 'deleteListing', 'validateListing'],
     Media: ['createMedia'],
+    OpenImmo: ['createOpenImmoImport', 'getOpenImmoImport', 'listOpenImmoImports'],
     Health: ['getHealth'],
     Events: ['listListingEvents'],
   },

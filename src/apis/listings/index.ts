@@ -2,7 +2,7 @@
 import { apiById } from '../../platform/catalogue.js';
 import type { ApiModule } from '../../platform/module.js';
 import { listingDocs } from './docs.js';
-import { mediaSweepTask, openimmoStream, retentionTask } from './jobs.js';
+import { mediaSweepTask, openimmoRetentionTask, openimmoStream, retentionTask } from './jobs.js';
 import { ListingRequest } from './model/listing.js';
 import { consoleRoutes } from './routes/console.js';
 import { healthRoutes } from './routes/health.js';
@@ -15,7 +15,7 @@ export const listingsApi: ApiModule = {
   docs: listingDocs,
   schemas: [ListingRequest],
   streams: [openimmoStream],
-  tasks: [retentionTask, mediaSweepTask],
+  tasks: [retentionTask, mediaSweepTask, openimmoRetentionTask],
   async routes(app, deps) {
     await listingRoutes(app, deps);
     await mediaRoutes(app, deps);

@@ -3,7 +3,15 @@ import { LocalBlobStore } from '../../platform/blobs/local.js';
 import { addressPolicy, sharedOutbound } from '../../platform/delivery/outbound.js';
 import type { ScheduledTask } from '../../platform/work/schedule.js';
 import { backoffSeconds, type WorkStream } from '../../platform/work/stream.js';
-import { type ClaimedImport, claimImports, giveBackImport, importQueueDepth, nextImportDue, renewImports } from './openimmo/imports.js';
+import {
+  type ClaimedImport,
+  claimImports,
+  deleteFinishedImports,
+  giveBackImport,
+  importQueueDepth,
+  nextImportDue,
+  renewImports,
+} from './openimmo/imports.js';
 import { runImport } from './openimmo/intake.js';
 import { checkListing } from './rules.js';
 import { mediaStore, sweepMedia } from './services/medias.js';
@@ -39,6 +47,7 @@ export const mediaSweepTask: ScheduledTask = {
 };
 
 export const OPENIMMO_STREAM = 'clim:openimmo';
+export const OPENIMMO_RETENTION_TASK = 'clim:openimmo_retention';
 
 /**
  * OpenImmo imports, claimed like the other queues (fair between agencies, at most one of an
@@ -76,4 +85,19 @@ export const openimmoStream: WorkStream<ClaimedImport> = {
     ),
   nextDue: (context) => nextImportDue(context.pool),
   depth: (pool) => importQueueDepth(pool),
+};
+
+/** A finished import's outcome is kept DELIVERY_RETENTION_DAYS, as deliveries are; hourly, in bounded batches. */
+export const openimmoRetentionTask: ScheduledTask = {
+  name: OPENIMMO_RETENTION_TASK,
+  everySeconds: 3600,
+  async run({ pool, config, logger }) {
+    let deleted = 0;
+    for (let round = 0; round < 100; round += 1) {
+      const batch = await deleteFinishedImports(pool, config.deliveryRetentionDays, 500);
+      deleted += batch;
+      if (batch < 500) break;
+    }
+    if (deleted > 0) logger.info({ deleted, days: config.deliveryRetentionDays }, 'removed OpenImmo imports past their retention');
+  },
 };

@@ -147,6 +147,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openimmo-imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List OpenImmo imports (immogate extension)
+         * @description The agency's imports in this environment, newest first, 20 a page.
+         *
+         *     Scope: `clim:listings:read`.
+         *
+         *     User-Agent: required, any value (a browser sends its own); a request without one is refused with 403 by the firewall.
+         */
+        get: operations["listOpenImmoImports"];
+        put?: never;
+        /**
+         * Import an OpenImmo transfer (immogate extension)
+         * @description Takes an OpenImmo file as a CRM exports it: a ZIP holding one XML and the files its attachments name (`application/zip`), or the XML alone (`application/xml`). Answered 202 once the file is stored; a worker then applies each `immobilie` as a listing of the agency, keyed by `verwaltung_techn/objektnr_extern` (its externalListingId), checked by the same schema and 21 rules as `POST /listings`: one refused object does not stop the others. `aktion aktionart="DELETE"` deletes; a VOLL transfer also deletes the listings of that provider it no longer names. At most 64 MiB (413 beyond), and 5 imports of an agency still processing (429 beyond). Follow the self link for the outcome of each object.
+         *
+         *     Scope: `clim:listings:create`.
+         *
+         *     User-Agent: required, any value (a browser sends its own); a request without one is refused with 403 by the firewall.
+         */
+        post: operations["createOpenImmoImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openimmo-imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an OpenImmo import (immogate extension)
+         * @description PROCESSING until every object is applied, then DONE with one outcome per `immobilie` (created, updated, unchanged, deleted or refused, with the errors that refused it and the warnings of what the listing model has no place for, each naming the element of the file), or FAILED with the problem of a file refused as a whole.
+         *
+         *     Scope: `clim:listings:read`.
+         *
+         *     User-Agent: required, any value (a browser sends its own); a request without one is refused with 403 by the firewall.
+         */
+        get: operations["getOpenImmoImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -1659,6 +1715,382 @@ export interface operations {
                         }[];
                         /** @enum {string} */
                         errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description A problem (RFC 7807) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description A problem (RFC 7807) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+        };
+    };
+    listOpenImmoImports: {
+        parameters: {
+            query?: {
+                /** @description The nextPageToken of the previous page; omit it for the first page */
+                nextPageToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of imports. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        imports: {
+                            /**
+                             * Format: uuid
+                             * @description Identifies the import: GET it at the self link
+                             */
+                            importId: string;
+                            /**
+                             * @description PROCESSING until the worker has applied every object; FAILED when the file was refused as a whole
+                             * @enum {string}
+                             */
+                            status: "PROCESSING" | "DONE" | "FAILED";
+                            /**
+                             * @description uebertragung/@umfang, once read
+                             * @enum {string}
+                             */
+                            umfang?: "VOLL" | "TEIL";
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            finishedAt?: string;
+                            sizeBytes: number;
+                            /** @description One outcome per immobilie, in document order, then the listings a VOLL transfer deleted */
+                            objects: {
+                                /** @description verwaltung_techn/objektnr_extern: the listing’s externalListingId */
+                                objektnrExtern: string | null;
+                                /** @description The immobilie element, or the listing a VOLL transfer deleted */
+                                path: string;
+                                /** @enum {string} */
+                                action: "created" | "updated" | "unchanged" | "deleted" | "refused";
+                                /** @description The listing written or deleted: GET {root}/listings/{externalListingId} */
+                                externalListingId?: string;
+                                /** Format: uuid */
+                                listingId?: string;
+                                /** @description Why the object was refused */
+                                errors?: {
+                                    /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                                    path: string;
+                                    /** @description What is wrong, in the words of the listing API */
+                                    reason: string;
+                                }[];
+                                /** @description What was kept out: elements the listing model has no place for, attachments not stored */
+                                warnings?: {
+                                    /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                                    path: string;
+                                    /** @description What is wrong, in the words of the listing API */
+                                    reason: string;
+                                }[];
+                            }[];
+                            problem?: {
+                                status: number;
+                                title: string;
+                                detail: string;
+                            };
+                        }[];
+                        nextPageToken: string | null;
+                    };
+                };
+            };
+            /** @description A problem (RFC 7807) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description A problem (RFC 7807) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+        };
+    };
+    createOpenImmoImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry of this POST safe: the first answer (status, headers, body) is kept with the key for 24 h, per client, environment and agency. The same key with the same body gets that answer again, with `Idempotent-Replayed: true`, and nothing is done twice; with another body (or path) it gets 422; while the first request still runs, 409 with Retry-After. 5xx and 429 answers are not kept: the same key may be sent again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/zip": string;
+                "application/xml": string;
+            };
+        };
+        responses: {
+            /** @description Stored: the import runs; GET its self link. */
+            202: {
+                headers: {
+                    /** @description The import */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description Identifies the import: GET it at the self link
+                         */
+                        importId: string;
+                        links: {
+                            /** @enum {string} */
+                            rel: "self";
+                            /**
+                             * Format: uri
+                             * @description GET it to follow the import
+                             */
+                            href: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still being processed: retry after Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description This Idempotency-Key was used for another request (another body or path) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description A problem (RFC 7807) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+            /** @description A problem (RFC 7807) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        /** @description The traceparent of the request */
+                        instance: string;
+                        errors?: {
+                            name: string;
+                            reason: string;
+                        }[];
+                        /** @enum {string} */
+                        errorSource?: "body" | "requestParameter" | "header" | "contentType";
+                    };
+                };
+            };
+        };
+    };
+    getOpenImmoImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The importId the POST answered */
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description Identifies the import: GET it at the self link
+                         */
+                        importId: string;
+                        /**
+                         * @description PROCESSING until the worker has applied every object; FAILED when the file was refused as a whole
+                         * @enum {string}
+                         */
+                        status: "PROCESSING" | "DONE" | "FAILED";
+                        /**
+                         * @description uebertragung/@umfang, once read
+                         * @enum {string}
+                         */
+                        umfang?: "VOLL" | "TEIL";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        finishedAt?: string;
+                        sizeBytes: number;
+                        /** @description One outcome per immobilie, in document order, then the listings a VOLL transfer deleted */
+                        objects: {
+                            /** @description verwaltung_techn/objektnr_extern: the listing’s externalListingId */
+                            objektnrExtern: string | null;
+                            /** @description The immobilie element, or the listing a VOLL transfer deleted */
+                            path: string;
+                            /** @enum {string} */
+                            action: "created" | "updated" | "unchanged" | "deleted" | "refused";
+                            /** @description The listing written or deleted: GET {root}/listings/{externalListingId} */
+                            externalListingId?: string;
+                            /** Format: uuid */
+                            listingId?: string;
+                            /** @description Why the object was refused */
+                            errors?: {
+                                /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                                path: string;
+                                /** @description What is wrong, in the words of the listing API */
+                                reason: string;
+                            }[];
+                            /** @description What was kept out: elements the listing model has no place for, attachments not stored */
+                            warnings?: {
+                                /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                                path: string;
+                                /** @description What is wrong, in the words of the listing API */
+                                reason: string;
+                            }[];
+                        }[];
+                        problem?: {
+                            status: number;
+                            title: string;
+                            detail: string;
+                        };
                     };
                 };
             };

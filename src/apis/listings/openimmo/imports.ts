@@ -210,3 +210,15 @@ export async function markOpenImmoProvider(db: Db, listingId: string, provider: 
     values: [listingId, provider],
   });
 }
+
+/** Deletes at most `batch` imports finished more than `days` ago; answers how many. */
+export async function deleteFinishedImports(pool: pg.Pool, days: number, batch: number): Promise<number> {
+  const { rowCount } = await pool.query({
+    name: 'clim.openimmo_retention',
+    text: `DELETE FROM openimmo_imports WHERE id IN (
+             SELECT id FROM openimmo_imports WHERE status <> 'PROCESSING' AND finished_at < now() - make_interval(days => $1)
+              LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    values: [days, batch],
+  });
+  return rowCount ?? 0;
+}

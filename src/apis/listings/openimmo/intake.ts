@@ -113,6 +113,9 @@ export async function readImport(pool: pg.Pool, tenant: TenantScope, id: string)
 
 export const IMPORTS_PAGE_SIZE = 20;
 
+/** Runs of an import that ended in an error before it is failed: with the backoff, about half an hour. */
+export const MAX_ATTEMPTS = 10;
+
 /** The console's list: newest first, IMPORTS_PAGE_SIZE a page, a keyset token of the last one's time and id. */
 export async function listImports(pool: pg.Pool, tenant: TenantScope, pageToken?: string): Promise<ImportPage> {
   const before = pageToken === undefined ? undefined : decodeImportToken(pageToken);
@@ -157,11 +160,24 @@ function problemOf(refused: { status: 400 | 413 | 415; reason: string }): Import
  * transfer's retirements, then the outcome recorded. Throws when that could not be done (the
  * database went away): the import goes back to the queue and runs again, which ends as once.
  */
-export async function runImport(claimed: { id: string; environment: string; agency_id: string; kind: 'zip' | 'xml' }, context: RunContext) {
+export async function runImport(
+  claimed: { id: string; environment: string; agency_id: string; kind: 'zip' | 'xml'; attempts: number },
+  context: RunContext,
+) {
   const { pool, workerId } = context;
   const tenant = { environment: claimed.environment, agencyId: claimed.agency_id } as TenantScope;
   const payload = await claimedPayload(pool, claimed.id, workerId);
   if (payload === undefined) return;
+  if (claimed.attempts > MAX_ATTEMPTS) {
+    // Each run ended in an error of ours (a database outage backs off too, for minutes): the file is given up, said so.
+    const detail = `The import could not be applied in ${MAX_ATTEMPTS} attempts; quote its importId when reporting it`;
+    await finishImport(pool, claimed.id, workerId, {
+      status: 'FAILED',
+      objects: [],
+      problem: { status: 500, title: 'Internal server error', detail },
+    });
+    return;
+  }
   const read = await readFile(payload, claimed.kind, context.limits ?? DEFAULT_OPENIMMO_LIMITS);
   if (!('transfer' in read)) {
     await finishImport(pool, claimed.id, workerId, { status: 'FAILED', objects: [], problem: problemOf(read) });
