@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { before, after, describe, it } from 'node:test';
 import { listingsApi } from '../../src/apis/listings/index.js';
 import { OPENIMMO_RETENTION_TASK, openimmoRetentionTask } from '../../src/apis/listings/jobs.js';
-import { MAX_ATTEMPTS } from '../../src/apis/listings/openimmo/intake.js';
+import { MAX_ATTEMPTS, MAX_UNFINISHED_IMPORTS, UNFINISHED_RETRY_AFTER_SECONDS } from '../../src/apis/listings/openimmo/intake.js';
 import { createLogger } from '../../src/platform/log.js';
 import { listingWithMedia } from '../fixtures/listings.js';
 import { deletion, houseForSale, jpeg, mixedPackage, rentApartment, simpleTransfer, zipOf } from '../fixtures/openimmo/documents.js';
@@ -28,6 +28,8 @@ const fixture = useServer({
   worker: true,
   client: { intermediaries: ['agency-a', 'agency-b'], scopes: ['clim:*'] },
 });
+// No worker: what it posts stays PROCESSING.
+const idle = useServer({ env: { DATA_DIR: dataDir }, client: { intermediaries: ['agency-a'], scopes: ['clim:*'] } });
 let server: TestServer;
 let tokenA: string;
 let tokenB: string;
@@ -465,5 +467,52 @@ describe('the imports table', () => {
       await sleep(100);
     }
     assert.fail('still PROCESSING after 30 s');
+  });
+});
+
+describe('capacity', () => {
+  it(`refuses an agency's import while ${MAX_UNFINISHED_IMPORTS} of its imports are still processing (429 with Retry-After), not another agency's`, async () => {
+    const token = await idle.token({ root: ROOT, intermediary: 'agency-a' });
+    const sandbox = await idle.token({ root: `/sandbox${ROOT}`, intermediary: 'agency-a' });
+    const send = (root: string, bearer: string) =>
+      fetch(`${idle.server.base}${root}/openimmo-imports`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'user-agent': USER_AGENT, 'content-type': 'application/xml' },
+        body: simpleTransfer([houseForSale()]),
+      });
+    for (let i = 0; i < MAX_UNFINISHED_IMPORTS; i += 1) assert.equal((await send(ROOT, token)).status, 202);
+    const refused = await send(ROOT, token);
+    const text = await refused.text();
+    assertProblem(
+      { status: refused.status, headers: refused.headers, text, body: JSON.parse(text) },
+      429,
+      'Too many requests',
+      `This agency has ${MAX_UNFINISHED_IMPORTS} OpenImmo imports still processing; post the next one when one of them is done`,
+    );
+    assert.equal(refused.headers.get('retry-after'), String(UNFINISHED_RETRY_AFTER_SECONDS));
+    // Counted per agency and environment: the same agency's sandbox is not held back.
+    assert.equal((await send(`/sandbox${ROOT}`, sandbox)).status, 202);
+  });
+});
+
+describe('the OpenAPI document of the listing import', () => {
+  it('marks the OpenImmo routes as immogate extensions, the POST with its two body types', async () => {
+    const document = (await http('GET', `${server.base}${ROOT}/openapi.json`)).body as {
+      paths: Record<string, Record<string, { 'x-immogate-extension'?: boolean; requestBody?: unknown; tags?: string[] }>>;
+    };
+    const post = document.paths['/openimmo-imports']?.post;
+    const read = document.paths['/openimmo-imports/{importId}']?.get;
+    const list = document.paths['/openimmo-imports']?.get;
+    for (const operation of [post, read, list]) {
+      assert.equal(operation?.['x-immogate-extension'], true);
+      assert.deepEqual(operation?.tags, ['OpenImmo']);
+    }
+    assert.deepEqual(post?.requestBody, {
+      required: true,
+      content: {
+        'application/zip': { schema: { type: 'string', format: 'binary' } },
+        'application/xml': { schema: { type: 'string', format: 'binary' } },
+      },
+    });
   });
 });
