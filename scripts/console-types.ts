@@ -16,6 +16,7 @@ import { SubscriptionPage } from '../src/apis/leads/model/subscription.js';
 import { RecentLeads } from '../src/apis/leads/routes/console.js';
 import { ListingDetails, ListingValidation } from '../src/apis/listings/model/console.js';
 import { ListingPage } from '../src/apis/listings/model/listing.js';
+import { ImportAccepted, ImportPage, OpenImmoImport } from '../src/apis/listings/model/openimmo.js';
 import { Client, ClientWithSecret, Report } from '../src/platform/auth/clientRoutes.js';
 import { SessionBody } from '../src/platform/console/signIn.js';
 import { TokenUsage } from '../src/platform/console/tokenUsage.js';
@@ -42,6 +43,9 @@ const ANSWERS: Readonly<Record<string, unknown>> = {
   ListingPage,
   ListingDetails,
   ListingValidation,
+  OpenImmoImport,
+  ImportPage,
+  ImportAccepted,
   LeadPage,
   RecentLeads,
   SubscriptionPage,

@@ -52,18 +52,19 @@ async function problemOf(response: Response): Promise<ProblemBody> {
 /**
  * `method` on `/console/api` + `path`; the parsed JSON answer (undefined for 204). `session` marks
  * the calls that manage the session itself, whose 401 is an answer and not a lost session;
- * `rawBody` is sent instead of `body` serialised.
+ * `rawBody` is sent instead of `body` serialised, as `contentType` (JSON unless told: an OpenImmo
+ * file goes as application/xml).
  */
 export async function call<T>(
   method: string,
   path: string,
   body?: unknown,
-  options: { session?: boolean; rawBody?: string } = {},
+  options: { session?: boolean; rawBody?: string; contentType?: string } = {},
 ): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
   // A pasted payload goes as typed, so the backend judges exactly those bytes (a member given twice, say).
   const sent = options.rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
-  if (sent !== undefined) headers['content-type'] = 'application/json';
+  if (sent !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
   if (method !== 'GET' && method !== 'HEAD' && csrfToken !== '') headers['x-csrf-token'] = csrfToken;
   let response: Response;
   try {

@@ -70,6 +70,20 @@ export type ListingDetails = Answers['ListingDetails'];
 export type Warning = ListingDetails['warnings'][number];
 export type ListingValidation = Answers['ListingValidation'];
 
+/** An OpenImmo file posted to the listing import and what became of each of its objects. */
+export type OpenImmoImport = Answers['OpenImmoImport'];
+export type ImportStatus = OpenImmoImport['status'];
+export type ImportObject = OpenImmoImport['objects'][number];
+export type ImportAction = ImportObject['action'];
+export type ImportIssue = NonNullable<ImportObject['errors']>[number];
+/** The console's page of imports, newest first: nextPageToken continues. */
+export type ImportPage = Answers['ImportPage'];
+/** The 202 of a posted file. */
+export type ImportAccepted = Answers['ImportAccepted'];
+
+/** Every object's action, in the order the import's counts show them. */
+export const IMPORT_ACTIONS = choices<ImportAction>()(['created', 'updated', 'unchanged', 'deleted', 'refused']);
+
 // --- Leads ------------------------------------------------------------------------------------------------
 
 export type LeadPage = Answers['LeadPage'];

@@ -215,6 +215,133 @@ export interface components {
                 message: string;
             }[];
         };
+        OpenImmoImport: {
+            /**
+             * Format: uuid
+             * @description Identifies the import: GET it at the self link
+             */
+            importId: string;
+            /**
+             * @description PROCESSING until the worker has applied every object; FAILED when the file was refused as a whole
+             * @enum {string}
+             */
+            status: "PROCESSING" | "DONE" | "FAILED";
+            /**
+             * @description uebertragung/@umfang, once read
+             * @enum {string}
+             */
+            umfang?: "VOLL" | "TEIL";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            finishedAt?: string;
+            sizeBytes: number;
+            /** @description One outcome per immobilie, in document order, then the listings a VOLL transfer deleted */
+            objects: {
+                /** @description verwaltung_techn/objektnr_extern: the listing’s externalListingId */
+                objektnrExtern: string | null;
+                /** @description The immobilie element, or the listing a VOLL transfer deleted */
+                path: string;
+                /** @enum {string} */
+                action: "created" | "updated" | "unchanged" | "deleted" | "refused";
+                /** @description The listing written or deleted: GET {root}/listings/{externalListingId} */
+                externalListingId?: string;
+                /** Format: uuid */
+                listingId?: string;
+                /** @description Why the object was refused */
+                errors?: {
+                    /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                    path: string;
+                    /** @description What is wrong, in the words of the listing API */
+                    reason: string;
+                }[];
+                /** @description What was kept out: elements the listing model has no place for, attachments not stored */
+                warnings?: {
+                    /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                    path: string;
+                    /** @description What is wrong, in the words of the listing API */
+                    reason: string;
+                }[];
+            }[];
+            problem?: {
+                status: number;
+                title: string;
+                detail: string;
+            };
+        };
+        ImportPage: {
+            imports: {
+                /**
+                 * Format: uuid
+                 * @description Identifies the import: GET it at the self link
+                 */
+                importId: string;
+                /**
+                 * @description PROCESSING until the worker has applied every object; FAILED when the file was refused as a whole
+                 * @enum {string}
+                 */
+                status: "PROCESSING" | "DONE" | "FAILED";
+                /**
+                 * @description uebertragung/@umfang, once read
+                 * @enum {string}
+                 */
+                umfang?: "VOLL" | "TEIL";
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                finishedAt?: string;
+                sizeBytes: number;
+                /** @description One outcome per immobilie, in document order, then the listings a VOLL transfer deleted */
+                objects: {
+                    /** @description verwaltung_techn/objektnr_extern: the listing’s externalListingId */
+                    objektnrExtern: string | null;
+                    /** @description The immobilie element, or the listing a VOLL transfer deleted */
+                    path: string;
+                    /** @enum {string} */
+                    action: "created" | "updated" | "unchanged" | "deleted" | "refused";
+                    /** @description The listing written or deleted: GET {root}/listings/{externalListingId} */
+                    externalListingId?: string;
+                    /** Format: uuid */
+                    listingId?: string;
+                    /** @description Why the object was refused */
+                    errors?: {
+                        /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                        path: string;
+                        /** @description What is wrong, in the words of the listing API */
+                        reason: string;
+                    }[];
+                    /** @description What was kept out: elements the listing model has no place for, attachments not stored */
+                    warnings?: {
+                        /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                        path: string;
+                        /** @description What is wrong, in the words of the listing API */
+                        reason: string;
+                    }[];
+                }[];
+                problem?: {
+                    status: number;
+                    title: string;
+                    detail: string;
+                };
+            }[];
+            nextPageToken: string | null;
+        };
+        ImportAccepted: {
+            /**
+             * Format: uuid
+             * @description Identifies the import: GET it at the self link
+             */
+            importId: string;
+            links: {
+                /** @enum {string} */
+                rel: "self";
+                /**
+                 * Format: uri
+                 * @description GET it to follow the import
+                 */
+                href: string;
+            }[];
+        };
         LeadPage: {
             metadata: {
                 count: number;
