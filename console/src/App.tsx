@@ -21,6 +21,7 @@ import { LeadPage } from './views/Lead';
 import { LeadsPage } from './views/Leads';
 import { ListingPage } from './views/Listing';
 import { ListingsPage } from './views/Listings';
+import { OpenImmoImportPage, OpenImmoImportsPage } from './views/OpenImmoImports';
 import { SignIn } from './views/SignIn';
 import { TokensPage } from './views/Tokens';
 import { ValidatePage } from './views/Validate';
@@ -42,7 +43,7 @@ function navOf(session: Session): NavItem[] {
   const has = (api: 'caas' | 'clim' | 'leads') => holds(session, api);
   const items: NavItem[] = [];
   if (has('caas')) items.push({ href: '/console/classifieds', label: 'Classifieds' });
-  if (has('clim')) items.push({ href: '/console/listings', label: 'Listings' });
+  if (has('clim')) items.push({ href: '/console/listings', label: 'Listings' }, { href: '/console/openimmo', label: 'OpenImmo imports' });
   if (has('leads')) items.push({ href: '/console/leads', label: 'Leads' });
   if (has('caas') || has('leads')) items.push({ href: '/console/webhooks', label: 'Webhooks' });
   if (has('caas') || has('clim')) items.push({ href: '/console/validate', label: 'Try a payload' });
@@ -129,6 +130,8 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
             <Route path="/console/classifieds/:id" component={ClassifiedPage} />
             <Route path="/console/listings" component={ListingsPage} />
             <Route path="/console/listings/:externalListingId" component={ListingPage} />
+            <Route path="/console/openimmo" component={OpenImmoImportsPage} />
+            <Route path="/console/openimmo/:importId" component={OpenImmoImportPage} />
             <Route path="/console/leads" component={LeadsPage} />
             <Route path="/console/leads/:leadId" component={LeadPage} />
             <Route path="/console/webhooks" component={WebhooksPage} />

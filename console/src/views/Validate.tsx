@@ -2,18 +2,23 @@
  * Try a payload: a classified or a listing pasted and checked by the APIs' validate extensions,
  * which run the write path's own schema and business rules and write nothing. The answer lists
  * every schema error and, for a classified, every portal's verdict with the rules it would break.
+ * An OpenImmo XML is not validated but imported (the OpenImmo intake has no dry run): it is posted
+ * to the listing import, followed until the worker has applied it, and each object's outcome shown.
  */
 import { useState } from 'preact/hooks';
 import { call } from '../api';
+import { ImportFollow } from '../components/ImportOutcome';
 import { ProblemView } from '../components/Problem';
 import { Page } from '../components/Page';
 import { StatusBadge } from '../components/StatusBadge';
 import { TableRegion } from '../components/Table';
 import { useAction } from '../hooks/useAction';
 import { holds, useSession } from '../session';
-import type { ClassifiedValidation, FieldError, ListingValidation } from '../types';
+import type { ClassifiedValidation, FieldError, ImportAccepted, ListingValidation } from '../types';
 
-type Kind = 'classified' | 'listing';
+type Kind = 'classified' | 'listing' | 'openimmo';
+
+const KIND_LABELS: Record<Kind, string> = { classified: 'a classified', listing: 'a listing', openimmo: 'an OpenImmo XML' };
 
 /** A classified every portal of it accepts: a rental on SL with a rent, as the README's walkthrough sends. */
 const CLASSIFIED_EXAMPLE = {
@@ -30,6 +35,61 @@ const CLASSIFIED_EXAMPLE = {
   },
   media: [{ url: 'https://cdn.example.org/e-1001/living.jpg', mediaType: 'PICTURE', category: 'LIVING_ROOM' }],
 };
+
+/** A TEIL transfer of one flat to rent, as examples/openimmo/berlin.xml holds it but for its picture. */
+const OPENIMMO_EXAMPLE = `<?xml version="1.0" encoding="UTF-8"?>
+<openimmo>
+  <uebertragung art="OFFLINE" umfang="TEIL" modus="CHANGE" version="1.2.7" sendersoftware="MyCrm" senderversion="1.0"/>
+  <anbieter>
+    <anbieternr>demo-0001</anbieternr>
+    <firma>Demo Immobilien GmbH</firma>
+    <openimmo_anid>demo-0001</openimmo_anid>
+    <immobilie>
+      <objektkategorie>
+        <nutzungsart WOHNEN="true" GEWERBE="false"/>
+        <vermarktungsart KAUF="false" MIETE_PACHT="true"/>
+        <objektart>
+          <wohnung wohnungtyp="ETAGE"/>
+        </objektart>
+      </objektkategorie>
+      <geo>
+        <plz>10827</plz>
+        <ort>Berlin</ort>
+        <strasse>Hauptstraße</strasse>
+        <hausnummer>12</hausnummer>
+        <land iso_land="DEU"/>
+        <etage>2</etage>
+      </geo>
+      <kontaktperson>
+        <email_direkt>anna.schmidt@example.org</email_direkt>
+        <name>Schmidt</name>
+        <vorname>Anna</vorname>
+      </kontaktperson>
+      <preise>
+        <kaltmiete>1250</kaltmiete>
+        <warmmiete>1530</warmmiete>
+        <nebenkosten>200</nebenkosten>
+        <waehrung iso_waehrung="EUR"/>
+      </preise>
+      <flaechen>
+        <wohnflaeche>85</wohnflaeche>
+        <anzahl_zimmer>3</anzahl_zimmer>
+      </flaechen>
+      <freitexte>
+        <objekttitel>Altbauwohnung mit Balkon in Schöneberg</objekttitel>
+        <objektbeschreibung>Drei helle Zimmer, Dielenboden, Balkon zum Hof.</objektbeschreibung>
+      </freitexte>
+      <verwaltung_techn>
+        <objektnr_intern>1001</objektnr_intern>
+        <objektnr_extern>OI-1001</objektnr_extern>
+        <aktion/>
+        <openimmo_obid>demo-0001_1001_OI-1001</openimmo_obid>
+        <stand_vom>2026-11-01</stand_vom>
+      </verwaltung_techn>
+    </immobilie>
+  </anbieter>
+</openimmo>
+`;
 
 /** The listing import documents a complete example of its request: the example of a schema holding data and metadata. */
 async function listingExample(): Promise<unknown> {
@@ -166,17 +226,21 @@ export function ValidatePage() {
   const session = useSession();
   const kinds: Kind[] = [];
   if (holds(session, 'caas')) kinds.push('classified');
-  if (holds(session, 'clim')) kinds.push('listing');
+  if (holds(session, 'clim')) kinds.push('listing', 'openimmo');
   const [kind, setKind] = useState<Kind>(kinds[0] ?? 'classified');
   const [text, setText] = useState('');
-  const validation = useAction<{ kind: 'classified'; result: ClassifiedValidation } | { kind: 'listing'; result: ListingValidation }>();
+  const validation = useAction<
+    | { kind: 'classified'; result: ClassifiedValidation }
+    | { kind: 'listing'; result: ListingValidation }
+    | { kind: 'openimmo'; result: ImportAccepted }
+  >();
   const [localError, setLocalError] = useState<string>();
 
   async function insertExample() {
     setLocalError(undefined);
     try {
-      const example = kind === 'classified' ? CLASSIFIED_EXAMPLE : await listingExample();
-      setText(JSON.stringify(example, null, 2));
+      if (kind === 'openimmo') setText(OPENIMMO_EXAMPLE);
+      else setText(JSON.stringify(kind === 'classified' ? CLASSIFIED_EXAMPLE : await listingExample(), null, 2));
     } catch (error) {
       setLocalError(`No example could be loaded: ${error instanceof Error ? error.message : String(error)}.`);
     }
@@ -186,6 +250,14 @@ export function ValidatePage() {
     event.preventDefault();
     setLocalError(undefined);
     validation.clear();
+    if (kind === 'openimmo') {
+      // The intake judges the file itself: no dry run, a 202 and then the worker's outcome.
+      void validation.run(async () => ({
+        kind,
+        result: await call<ImportAccepted>('POST', '/clim/openimmo-imports', undefined, { rawBody: text, contentType: 'application/xml' }),
+      }));
+      return;
+    }
     try {
       JSON.parse(text);
     } catch (error) {
@@ -207,11 +279,14 @@ export function ValidatePage() {
     );
 
   const result = validation.result;
+  const checked = kinds.filter((option) => option !== 'openimmo');
+  const importing = kind === 'openimmo';
   return (
     <Page title="Try a payload">
       <p>
-        Paste a {kinds.join(' or a ')} and press Validate: it goes through the same checks as a write (the schema, then the business rules
-        of every portal) and nothing is written.
+        Paste {checked.map((option) => KIND_LABELS[option]).join(' or ')} and press Validate: it goes through the same checks as a write
+        (the schema, then the business rules of every portal) and nothing is written.
+        {kinds.includes('openimmo') ? ' An OpenImmo XML is imported instead: see its listings in OpenImmo imports.' : null}
       </p>
       <form onSubmit={validate}>
         {kinds.length > 1 ? (
@@ -229,12 +304,20 @@ export function ValidatePage() {
                     validation.clear();
                   }}
                 />
-                {option === 'classified' ? 'a classified' : 'a listing'}
+                {KIND_LABELS[option]}
               </label>
             ))}
           </fieldset>
         ) : null}
-        <label for="payload">Payload (JSON)</label>
+        {importing ? (
+          <p class="notice" id="import-notice">
+            <strong>This imports, it is not a dry run.</strong> Each object of the XML becomes a listing of agency {session.agency} in the{' '}
+            {session.environment} environment, created, updated or deleted (<code>aktion</code>) as the file says; a VOLL transfer also
+            deletes the provider's OpenImmo listings it does not name. Pictures come in a ZIP, which the API takes:{' '}
+            <code>POST {'{root}'}/openimmo-imports</code>.
+          </p>
+        ) : null}
+        <label for="payload">{importing ? 'Payload (OpenImmo XML)' : 'Payload (JSON)'}</label>
         <textarea
           id="payload"
           name="payload"
@@ -242,14 +325,15 @@ export function ValidatePage() {
           spellcheck={false}
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
+          aria-describedby={importing ? 'import-notice' : undefined}
           required
         />
         <div class="form-actions">
           <button type="submit" class="primary" disabled={validation.busy}>
-            Validate
+            {importing ? 'Import' : 'Validate'}
           </button>
           <button type="button" onClick={insertExample}>
-            Insert an example {kind}
+            Insert an example {importing ? 'OpenImmo XML' : kind}
           </button>
         </div>
       </form>
@@ -260,11 +344,25 @@ export function ValidatePage() {
             {localError}
           </p>
         ) : null}
-        {validation.busy ? <p role="status">Validating…</p> : null}
+        {validation.busy ? <p role="status">{importing ? 'Sending the file…' : 'Validating…'}</p> : null}
         {validation.error !== undefined ? <ProblemView error={validation.error} /> : null}
         {result?.kind === 'classified' ? <ClassifiedResult result={result.result} /> : null}
         {result?.kind === 'listing' ? <ListingResult result={result.result} /> : null}
-        {!result && !validation.busy && validation.error === undefined && !localError ? <p class="muted">Nothing validated yet.</p> : null}
+        {result?.kind === 'openimmo' ? (
+          <>
+            <p>
+              Imported as{' '}
+              <a href={`/console/openimmo/${encodeURIComponent(result.result.importId)}`}>
+                import <code>{result.result.importId}</code>
+              </a>
+              .
+            </p>
+            <ImportFollow key={result.result.importId} importId={result.result.importId} />
+          </>
+        ) : null}
+        {!result && !validation.busy && validation.error === undefined && !localError ? (
+          <p class="muted">{importing ? 'Nothing imported yet.' : 'Nothing validated yet.'}</p>
+        ) : null}
       </section>
     </Page>
   );
