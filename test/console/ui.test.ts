@@ -128,6 +128,7 @@ describe('the console in a real browser', { skip: BROWSER_MISSING }, () => {
     assert.deepEqual(await nav.getByRole('link').allInnerTexts(), [
       'Classifieds',
       'Listings',
+      'OpenImmo imports',
       'Leads',
       'Webhooks',
       'Try a payload',
@@ -348,6 +349,7 @@ describe('the console in a real browser', { skip: BROWSER_MISSING }, () => {
     const pages: [string, string][] = [
       ['classifieds', 'Classifieds'],
       ['listings', 'Listings'],
+      ['openimmo', 'OpenImmo imports'],
       ['leads', 'Leads'],
       ['webhooks', 'Webhooks'],
       ['validate', 'Try a payload'],

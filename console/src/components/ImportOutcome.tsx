@@ -38,11 +38,13 @@ export function countsOf(objects: readonly ImportObject[]): string {
   return shown.length > 0 ? shown.join(', ') : 'none';
 }
 
-/** The listing an object wrote: linked while it exists, named once deleted. */
+const WRITTEN: readonly ImportObject['action'][] = ['created', 'updated', 'unchanged'];
+
+/** The listing of an object: linked when the import wrote it (or found it unchanged), named only once deleted. */
 function ListingCell({ object }: { object: ImportObject }) {
   const id = object.externalListingId;
   if (id === undefined) return <span class="muted">—</span>;
-  if (object.action === 'deleted') return <code>{id}</code>;
+  if (!WRITTEN.includes(object.action)) return <code>{id}</code>;
   return <a href={`/console/listings/${seg(id)}`}>{id}</a>;
 }
 
@@ -76,8 +78,9 @@ export function ImportObjectsTable({ objects }: { objects: ImportObject[] }) {
           </tr>
         </thead>
         <tbody>
-          {objects.map((object) => (
-            <tr key={object.path}>
+          {objects.map((object, index) => (
+            // The listings a VOLL transfer deleted share their provider's path.
+            <tr key={`${index}|${object.path}`}>
               <th scope="row" class="wrap">
                 {object.objektnrExtern ?? <span class="muted">none</span>}
                 <br />

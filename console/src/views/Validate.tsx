@@ -69,7 +69,10 @@ const OPENIMMO_EXAMPLE = `<?xml version="1.0" encoding="UTF-8"?>
         <kaltmiete>1250</kaltmiete>
         <warmmiete>1530</warmmiete>
         <nebenkosten>200</nebenkosten>
+        <heizkosten>80</heizkosten>
+        <provisionspflichtig>false</provisionspflichtig>
         <waehrung iso_waehrung="EUR"/>
+        <kaution>3750</kaution>
       </preise>
       <flaechen>
         <wohnflaeche>85</wohnflaeche>
