@@ -18,7 +18,17 @@ import { OPENIMMO_RETENTION_TASK, openimmoRetentionTask } from '../../src/apis/l
 import { MAX_ATTEMPTS, MAX_UNFINISHED_IMPORTS, UNFINISHED_RETRY_AFTER_SECONDS } from '../../src/apis/listings/openimmo/intake.js';
 import { createLogger } from '../../src/platform/log.js';
 import { listingWithMedia } from '../fixtures/listings.js';
-import { deletion, houseForSale, jpeg, mixedPackage, rentApartment, simpleTransfer, zipOf } from '../fixtures/openimmo/documents.js';
+import {
+  deletion,
+  houseForSale,
+  jpeg,
+  mixedPackage,
+  rentApartment,
+  simpleTransfer,
+  transfer,
+  tx,
+  zipOf,
+} from '../fixtures/openimmo/documents.js';
 import { assertProblem, type HttpResult, http, type TestServer, USER_AGENT, useServer } from '../helpers.js';
 
 const ROOT = '/import-listings/v1';
@@ -55,6 +65,7 @@ async function post(body: Buffer | string, contentType: string, token = tokenA):
 
 interface ImportBody {
   importId: string;
+  warnings?: { path: string; reason: string }[];
   status: string;
   umfang?: string;
   createdAt: string;
@@ -301,8 +312,16 @@ describe('POST /openimmo-imports', () => {
   });
 
   it("keeps agencies apart: another agency's import is a 404, and its objects land in its own listings", async () => {
-    const done = await imported(simpleTransfer([houseForSale()]), 'application/xml', tokenB);
+    const xml = transfer({
+      umfang: 'TEIL',
+      providers: [{ anbieternr: 'B-0001', objects: [houseForSale()], extra: [tx('impressum', 'Beispiel Makler GmbH, Berlin')] }],
+    });
+    const done = await imported(xml, 'application/xml', tokenB);
     assert.deepEqual(summary(done.objects), ['H-1 created']);
+    // What the file holds outside its objects is the import's own warnings.
+    assert.deepEqual(done.warnings, [
+      { path: '/openimmo/anbieter[1]/impressum', reason: 'not mapped: the listing model has no place for it' },
+    ]);
     const foreign = await http('GET', `${server.base}${ROOT}/openimmo-imports/${done.importId}`, {
       headers: { authorization: `Bearer ${tokenA}` },
     });

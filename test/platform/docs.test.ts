@@ -56,7 +56,7 @@ const TAGS: Record<ApiDescriptor['id'], Record<string, string[]>> = {
   clim: {
     Listings: ['createListing', 'getListings', 'getListing', 'updateListing', 'deleteListing', 'validateListing'],
     Media: ['createMedia'],
-    OpenImmo: ['createOpenImmoImport', 'getOpenImmoImport', 'listOpenImmoImports'],
+    OpenImmo: ['createOpenImmoImport', 'listOpenImmoImports', 'getOpenImmoImport'],
     Health: ['getHealth'],
     Events: ['listListingEvents'],
   },

@@ -140,6 +140,12 @@ export function ImportOutcome({ found }: { found: OpenImmoImport }) {
         </div>
       </dl>
       {found.problem ? <ProblemView error={new ApiProblem(found.problem.status, found.problem)} /> : null}
+      {found.warnings && found.warnings.length > 0 ? (
+        <section aria-labelledby="file-warnings">
+          <h2 id="file-warnings">Outside the objects</h2>
+          <Issues warnings={found.warnings} />
+        </section>
+      ) : null}
       {found.status === 'PROCESSING' ? (
         <p role="status">The worker is applying the file; this page reads it again every second.</p>
       ) : (

@@ -263,6 +263,13 @@ export interface components {
                     reason: string;
                 }[];
             }[];
+            /** @description What the file carries outside its objects that the listings have no place for (the provider’s logo, imprint, …) */
+            warnings?: {
+                /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                path: string;
+                /** @description What is wrong, in the words of the listing API */
+                reason: string;
+            }[];
             problem?: {
                 status: number;
                 title: string;
@@ -317,6 +324,13 @@ export interface components {
                         /** @description What is wrong, in the words of the listing API */
                         reason: string;
                     }[];
+                }[];
+                /** @description What the file carries outside its objects that the listings have no place for (the provider’s logo, imprint, …) */
+                warnings?: {
+                    /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                    path: string;
+                    /** @description What is wrong, in the words of the listing API */
+                    reason: string;
                 }[];
                 problem?: {
                     status: number;

@@ -1831,6 +1831,13 @@ export interface operations {
                                     reason: string;
                                 }[];
                             }[];
+                            /** @description What the file carries outside its objects that the listings have no place for (the provider’s logo, imprint, …) */
+                            warnings?: {
+                                /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                                path: string;
+                                /** @description What is wrong, in the words of the listing API */
+                                reason: string;
+                            }[];
                             problem?: {
                                 status: number;
                                 title: string;
@@ -2085,6 +2092,13 @@ export interface operations {
                                 /** @description What is wrong, in the words of the listing API */
                                 reason: string;
                             }[];
+                        }[];
+                        /** @description What the file carries outside its objects that the listings have no place for (the provider’s logo, imprint, …) */
+                        warnings?: {
+                            /** @description The element (or attribute, after @) of the file, e.g. /openimmo/anbieter[1]/immobilie[2]/geo/plz */
+                            path: string;
+                            /** @description What is wrong, in the words of the listing API */
+                            reason: string;
                         }[];
                         problem?: {
                             status: number;

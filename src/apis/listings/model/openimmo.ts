@@ -66,6 +66,11 @@ export const OpenImmoImport = object({
   objects: Type.Array(ImportObject, {
     description: 'One outcome per immobilie, in document order, then the listings a VOLL transfer deleted',
   }),
+  warnings: Type.Optional(
+    Type.Array(issue, {
+      description: 'What the file carries outside its objects that the listings have no place for (the provider’s logo, imprint, …)',
+    }),
+  ),
   problem: Type.Optional(ImportProblem),
 });
 export type OpenImmoImport = Static<typeof OpenImmoImport>;
