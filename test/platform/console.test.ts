@@ -336,7 +336,7 @@ describe('the operator', () => {
     const body = pipeline.body as { streams: { name: string }[]; deliveries: Record<string, unknown> };
     assert.deepEqual(
       body.streams.map((stream) => stream.name),
-      ['caas:processing', 'platform:webhooks'],
+      ['caas:processing', 'clim:openimmo', 'platform:webhooks'],
     );
     assert.deepEqual(Object.keys(body.deliveries), ['pending', 'oldestPendingAt', 'failed', 'deliveredToday']);
     const report = await operator.request('GET', '/admin/tokens/report');

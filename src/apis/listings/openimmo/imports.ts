@@ -215,9 +215,10 @@ export async function markOpenImmoProvider(db: Db, listingId: string, provider: 
 export async function deleteFinishedImports(pool: pg.Pool, days: number, batch: number): Promise<number> {
   const { rowCount } = await pool.query({
     name: 'clim.openimmo_retention',
-    text: `DELETE FROM openimmo_imports WHERE id IN (
+    text: `WITH batch AS MATERIALIZED (
              SELECT id FROM openimmo_imports WHERE status <> 'PROCESSING' AND finished_at < now() - make_interval(days => $1)
-              LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+              LIMIT $2 FOR UPDATE SKIP LOCKED)
+           DELETE FROM openimmo_imports i USING batch WHERE i.id = batch.id`,
     values: [days, batch],
   });
   return rowCount ?? 0;

@@ -57,6 +57,8 @@ export async function openimmoRoutes(app: ApiApp, { pool, config }: ApiDependenc
       },
       async (request, reply) => {
         const tenant = tenantOf(request);
+        // An answer before the whole body was read ends the connection: the rest of a refused file is not worth reading.
+        reply.header('connection', 'close');
         const kind = kindOf(request.headers['content-type']);
         if (receiving >= RECEIVING_AT_ONCE) {
           throw new Problem(
@@ -73,8 +75,6 @@ export async function openimmoRoutes(app: ApiApp, { pool, config }: ApiDependenc
         receiving += 1;
         let importId: string;
         try {
-          // An answer before the whole body was read ends the connection: the rest of a refused file is not worth reading.
-          reply.header('connection', 'close');
           const body = await readBody(request.raw, request.headers['content-length'], maxBodyBytes);
           importId = await acceptImport(pool, tenant, kind, body);
           reply.removeHeader('connection');
