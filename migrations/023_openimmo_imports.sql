@@ -3,6 +3,8 @@
 -- each object to the agency's listings and records the outcome per object.
 CREATE TABLE openimmo_imports (
   id            uuid PRIMARY KEY,                -- the importId
+  -- Arrival order: the list of imports pages by it.
+  seq           bigint GENERATED ALWAYS AS IDENTITY,
   environment   text NOT NULL,
   agency_id     text NOT NULL,
   status        text NOT NULL DEFAULT 'PROCESSING' CHECK (status IN ('PROCESSING', 'DONE', 'FAILED')),
@@ -25,7 +27,7 @@ CREATE TABLE openimmo_imports (
   attempts      integer NOT NULL DEFAULT 0,
   last_error    text
 );
-CREATE INDEX openimmo_imports_recent ON openimmo_imports (environment, agency_id, created_at DESC, id);
+CREATE INDEX openimmo_imports_recent ON openimmo_imports (environment, agency_id, seq);
 -- The lanes of the fair claim (fairClaim.ts): one per agency, what is still to do.
 CREATE INDEX openimmo_imports_lanes ON openimmo_imports (environment, agency_id, due_at) WHERE status = 'PROCESSING';
 CREATE INDEX openimmo_imports_finished ON openimmo_imports (finished_at) WHERE status <> 'PROCESSING';

@@ -453,6 +453,39 @@ describe('the imports table', () => {
     assert.equal((await listing('R-OLD')).status, 200);
   });
 
+  it('lists an agency’s imports newest first, 20 a page, every one once however close their arrivals', async () => {
+    // Finished imports of agency-b written in one statement: the same microsecond for all of them.
+    await server.pool.query(
+      `INSERT INTO openimmo_imports (id, environment, agency_id, status, kind, size_bytes, finished_at)
+       SELECT gen_random_uuid(), 'production', 'agency-b', 'DONE', 'xml', 1, now() FROM generate_series(1, 23)`,
+    );
+    const { rows } = await server.pool.query<{ id: string }>(
+      "SELECT id FROM openimmo_imports WHERE environment = 'production' AND agency_id = 'agency-b' ORDER BY seq DESC",
+    );
+    const page = async (token?: string) => {
+      const query = token === undefined ? '' : `?nextPageToken=${encodeURIComponent(token)}`;
+      const read = await http('GET', `${server.base}${ROOT}/openimmo-imports${query}`, { headers: { authorization: `Bearer ${tokenB}` } });
+      assert.equal(read.status, 200, read.text);
+      return read.body as { imports: ImportBody[]; nextPageToken: string | null };
+    };
+    const first = await page();
+    assert.equal(first.imports.length, 20);
+    assert.ok(first.nextPageToken !== null);
+    const second = await page(first.nextPageToken);
+    assert.equal(second.nextPageToken, null);
+    assert.deepEqual(
+      [...first.imports, ...second.imports].map((found) => found.importId),
+      rows.map((row) => row.id),
+    );
+    const forged = await http('GET', `${server.base}${ROOT}/openimmo-imports?nextPageToken=bDE6MQ`, {
+      headers: { authorization: `Bearer ${tokenB}` },
+    });
+    assertProblem(forged, 400, 'Bad request', 'Your request has not been validated', {
+      errors: [{ name: 'nextPageToken', reason: 'is not a nextPageToken this endpoint returned.' }],
+      errorSource: 'requestParameter',
+    });
+  });
+
   it(`fails an import whose runs all ended in an error after ${MAX_ATTEMPTS} of them, saying so`, async () => {
     // Queued as a POST queues it, with every run so far failed: the next claim is one more.
     const importId = randomUUID();

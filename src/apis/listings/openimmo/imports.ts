@@ -13,6 +13,7 @@ type Db = pg.ClientBase;
 
 export interface ImportRow {
   id: string;
+  seq: string;
   environment: string;
   agency_id: string;
   status: ImportStatus;
@@ -44,7 +45,7 @@ export async function insertImport(db: Db, tenant: TenantScope, row: { id: strin
   });
 }
 
-const COLUMNS = 'id, environment, agency_id, status, kind, size_bytes, umfang, objects, warnings, problem, created_at, finished_at';
+const COLUMNS = 'id, seq, environment, agency_id, status, kind, size_bytes, umfang, objects, warnings, problem, created_at, finished_at';
 
 export async function findImport(db: Db, tenant: TenantScope, id: string): Promise<ImportRow | undefined> {
   const { rows } = await db.query<ImportRow>({
@@ -55,19 +56,14 @@ export async function findImport(db: Db, tenant: TenantScope, id: string): Promi
   return rows[0];
 }
 
-/** The tenant's imports, newest first, from before `before` (created_at, id) when given. */
-export async function recentImports(
-  db: Db,
-  tenant: TenantScope,
-  limit: number,
-  before?: { createdAt: Date; id: string },
-): Promise<ImportRow[]> {
+/** The tenant's imports, newest first, from before `beforeSeq` (arrival order) when given. */
+export async function recentImports(db: Db, tenant: TenantScope, limit: number, beforeSeq?: number): Promise<ImportRow[]> {
   const { rows } = await db.query<ImportRow>({
     name: 'clim.openimmo_recent',
     text: `SELECT ${COLUMNS} FROM openimmo_imports
-            WHERE environment = $1 AND agency_id = $2 AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4::uuid))
-            ORDER BY created_at DESC, id DESC LIMIT $5`,
-    values: [tenant.environment, tenant.agencyId, before?.createdAt ?? null, before?.id ?? null, limit],
+            WHERE environment = $1 AND agency_id = $2 AND ($3::bigint IS NULL OR seq < $3)
+            ORDER BY seq DESC LIMIT $4`,
+    values: [tenant.environment, tenant.agencyId, beforeSeq ?? null, limit],
   });
   return rows;
 }

@@ -10,6 +10,7 @@ import type pg from 'pg';
 import type { BlobStore } from '../../../platform/blobs/index.js';
 import type { Outbound } from '../../../platform/delivery/outbound.js';
 import { type TenantScope, withTenant } from '../../../platform/db/tenant.js';
+import { decodeSeqToken, encodeSeqToken } from '../../../platform/http/cursors.js';
 import { badRequest, notFound, Problem, tooManyRequests } from '../../../platform/http/problems.js';
 import type { Logger } from '../../../platform/log.js';
 import type { ImportObject, ImportPage, ImportProblem, OpenImmoImport } from '../model/openimmo.js';
@@ -116,27 +117,19 @@ export const IMPORTS_PAGE_SIZE = 20;
 /** Runs of an import that ended in an error before it is failed: with the backoff, about half an hour. */
 export const MAX_ATTEMPTS = 10;
 
-/** The console's list: newest first, IMPORTS_PAGE_SIZE a page, a keyset token of the last one's time and id. */
+/** The list: newest first, IMPORTS_PAGE_SIZE a page, a keyset token (platform/http/cursors.ts) of the last one's arrival. */
 export async function listImports(pool: pg.Pool, tenant: TenantScope, pageToken?: string): Promise<ImportPage> {
-  const before = pageToken === undefined ? undefined : decodeImportToken(pageToken);
+  const before = pageToken === undefined ? undefined : decodeSeqToken('o', pageToken);
+  if (pageToken !== undefined && before === undefined) {
+    throw badRequest([{ name: 'nextPageToken', reason: 'is not a nextPageToken this endpoint returned.' }], 'requestParameter');
+  }
   const rows = await withTenant(pool, tenant, (client) => recentImports(client, tenant, IMPORTS_PAGE_SIZE + 1, before));
   const page = rows.slice(0, IMPORTS_PAGE_SIZE);
   const last = page.at(-1);
   return {
     imports: page.map(asImport),
-    nextPageToken: rows.length > IMPORTS_PAGE_SIZE && last ? `${last.created_at.toISOString()}_${last.id}` : null,
+    nextPageToken: rows.length > IMPORTS_PAGE_SIZE && last ? encodeSeqToken('o', Number(last.seq)) : null,
   };
-}
-
-const IMPORT_TOKEN = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
-
-function decodeImportToken(token: string): { createdAt: Date; id: string } {
-  const match = IMPORT_TOKEN.exec(token);
-  const createdAt = match?.[1] === undefined ? undefined : new Date(match[1]);
-  if (match?.[2] === undefined || createdAt === undefined || Number.isNaN(createdAt.getTime())) {
-    throw badRequest([{ name: 'nextPageToken', reason: 'is not a nextPageToken this endpoint returned.' }], 'requestParameter');
-  }
-  return { createdAt, id: match[2] };
 }
 
 export interface RunContext {
