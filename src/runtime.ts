@@ -12,7 +12,7 @@ import { sealStoredSecrets, type SealedColumn } from './platform/secrets/stored.
 import { openDatabase, prepareDatabase } from './platform/db/open.js';
 import { whileAnswering } from './platform/db/liveness.js';
 import { StartWait } from './platform/db/startWait.js';
-import { createPool, type Pool } from './platform/db/pool.js';
+import { createPool, type Pool, warmUp } from './platform/db/pool.js';
 import { PROBE_LIMITS, WORK_LIMITS, requestLimits } from './platform/db/limits.js';
 import { deliveryStream } from './platform/delivery/index.js';
 import type { Logger } from './platform/log.js';
@@ -114,7 +114,7 @@ export async function startServices(
     let address: string | undefined;
     if (roles.server) {
       // Requests keep to their deadlines (db/limits.ts); a scrape of /metrics has a small pool of its own.
-      const requests = createPool(database.url, config.databasePoolSize, requestLimits(config.databaseDeadlines));
+      const requests = createPool(database.url, config.databasePoolSize, requestLimits(config.databaseDeadlines), { fixed: true });
       const scrapes = createPool(database.url, 1, PROBE_LIMITS);
       pools.push(requests, scrapes);
       // The HTTP server's modules (Fastify, its plugins, the validators) are loaded by a process
@@ -137,6 +137,8 @@ export async function startServices(
       demo = undefined;
       // Not awaited: asking the others takes up to their timeout, and serving need not wait for it.
       warnOfOtherIssuers(requests, config, logger);
+      // Nor this: the first requests open what they need meanwhile, as they did before.
+      void warmUp(requests);
     }
     if (roles.worker) {
       // A pool of its own: work never takes connections from requests.

@@ -90,10 +90,12 @@ export function traceQueries(tracer: QueryTracer | undefined): void {
  * so a transaction whose statements are known up front costs one round trip (see transaction()).
  * On the 2-core machine round trips, not statements, were most of a write's cost.
  */
-export function createPool(url: string, max: number, limits: PoolLimits = MAINTENANCE_LIMITS): pg.Pool {
+export function createPool(url: string, max: number, limits: PoolLimits = MAINTENANCE_LIMITS, { fixed = false } = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    // A fixed pool keeps what it opened (see warmUp()).
+    min: fixed ? max : 0,
     idleTimeoutMillis: 30_000,
     Client: Connection,
     connectionTimeoutMillis: limits.checkoutTimeoutMs,
@@ -112,6 +114,19 @@ export function createPool(url: string, max: number, limits: PoolLimits = MAINTE
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
+}
+
+/**
+ * Opens a fixed pool's connections before they are needed. Opening one costs the database a
+ * process start and the new connection its first plans; a pool that grew on demand did that at the
+ * worst moment: when a table an operator locked held part of the pool, the other requests paid for
+ * the new connections (the others' p99 doubled in the first second of test/faults/lock.test.ts,
+ * where the backends went from 8 to 16). A connection that fails to open is opened on demand later.
+ */
+export async function warmUp(pool: pg.Pool): Promise<void> {
+  const size = pool.options.max;
+  const opened = await Promise.allSettled(Array.from({ length: size }, () => pool.connect()));
+  for (const result of opened) if (result.status === 'fulfilled') result.value.release();
 }
 
 /** The one row a statement answers by its nature (an aggregate, an INSERT ... RETURNING of one row). */
