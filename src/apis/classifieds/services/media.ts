@@ -15,6 +15,7 @@ import {
   type HostLimits,
   type Outbound,
 } from '../../../platform/delivery/index.js';
+import { mediaType } from '../../../platform/http/mediaType.js';
 import { sampleResponse } from '../../../platform/samples/index.js';
 import type { WorkContext } from '../../../platform/work/stream.js';
 import type { MediaStatusItem } from '../model/statuses.js';
@@ -67,7 +68,7 @@ async function download({ outbound, hosts, tenant, publicUrl, signal }: Download
     return { status: 'DOWNLOADING_FAILED', contentType: null, sizeBytes: null, error: `the server answered ${response.status}` };
   }
   const header = response.headers['content-type'];
-  const contentType = (Array.isArray(header) ? header[0] : header)?.split(';')[0]?.trim().toLowerCase() ?? '';
+  const contentType = mediaType(header) ?? '';
   const fits = ACCEPTED_TYPES[item.mediaType] ?? (() => false);
   if (!fits(contentType)) {
     return {

@@ -12,6 +12,7 @@ import type { Outbound } from '../../../platform/delivery/outbound.js';
 import { type TenantScope, withTenant } from '../../../platform/db/tenant.js';
 import { decodeSeqToken, encodeSeqToken } from '../../../platform/http/cursors.js';
 import { badRequest, notFound, Problem, tooManyRequests } from '../../../platform/http/problems.js';
+import { mediaType } from '../../../platform/http/mediaType.js';
 import type { Logger } from '../../../platform/log.js';
 import type { ImportObject, ImportPage, ImportProblem, OpenImmoImport } from '../model/openimmo.js';
 import { type ApplyContext, applyObject, retireListing } from './apply.js';
@@ -42,7 +43,7 @@ export const UNFINISHED_RETRY_AFTER_SECONDS = 10;
 
 /** The kind of a Content-Type header, or a 415. */
 export function kindOf(contentType: string | undefined): 'zip' | 'xml' {
-  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  const type = mediaType(contentType);
   const kind = type === undefined ? undefined : OPENIMMO_CONTENT_TYPES[type];
   if (kind !== undefined) return kind;
   throw new Problem(
@@ -171,7 +172,7 @@ export async function runImport(
     });
     return;
   }
-  const read = await readFile(payload, claimed.kind, context.limits ?? DEFAULT_OPENIMMO_LIMITS);
+  const read = await readFile(payload, claimed.kind, context.limits ?? DEFAULT_OPENIMMO_LIMITS, context.signal);
   if (!('transfer' in read)) {
     await finishImport(pool, claimed.id, workerId, { status: 'FAILED', objects: [], problem: problemOf(read) });
     return;

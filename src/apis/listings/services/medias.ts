@@ -16,6 +16,7 @@ import type { Environment } from '../../../platform/catalogue.js';
 import { inTransaction } from '../../../platform/db/pool.js';
 import { type TenantScope, withTenant } from '../../../platform/db/tenant.js';
 import { badRequest, type FieldError, forbidden, Problem, payloadTooLarge, unsupportedMediaType } from '../../../platform/http/problems.js';
+import { mediaType } from '../../../platform/http/mediaType.js';
 import type { Logger } from '../../../platform/log.js';
 import type { ApiDependencies } from '../../../platform/module.js';
 import { MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, type MediaCreated, type NewMedia, UPLOAD_URL_SECONDS } from '../model/media.js';
@@ -68,11 +69,6 @@ export function contentTypeOf(fileName: string): string | undefined {
 }
 
 /** The media type of a Content-Type header, without parameters, lower case. */
-function mediaType(header: string | undefined): string | undefined {
-  const type = header?.split(';')[0]?.trim().toLowerCase();
-  return type === '' ? undefined : type;
-}
-
 export interface CreateMediaOptions {
   /** Where the local backend's uploads go: the upload route under the caller's API root. */
   uploadBaseUrl: string;
