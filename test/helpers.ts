@@ -212,11 +212,21 @@ export async function http(
 
 /**
  * A request through node:http, sending exactly the headers given: fetch adds a User-Agent and a
- * text/plain content type of its own, which some tests must leave out.
+ * text/plain content type of its own, which some tests must leave out. `body` is a text, or chunks
+ * written one by one; with `declaredLength`, only the headers go, declaring that Content-Length,
+ * and the answer must come from the declaration alone. A server that answers before it has read a
+ * body may close the connection while the body is being written: that is expected here.
  */
-export function rawHttp(method: string, url: string, headers: Record<string, string>, body?: string): Promise<HttpResult> {
+export function rawHttp(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: string | readonly Buffer[],
+  declaredLength?: number,
+): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers }, (res) => {
+    const sent = declaredLength === undefined ? headers : { ...headers, 'content-length': String(declaredLength) };
+    const req = httpRequest(url, { method, headers: sent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
@@ -224,10 +234,20 @@ export function rawHttp(method: string, url: string, headers: Record<string, str
         const responseHeaders = new Headers();
         for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
         resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, body: text === '' ? undefined : JSON.parse(text) });
+        req.destroy();
       });
     });
-    req.on('error', reject);
-    req.end(body);
+    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    if (declaredLength !== undefined) {
+      req.flushHeaders();
+      return;
+    }
+    if (typeof body === 'string' || body === undefined) {
+      req.end(body);
+      return;
+    }
+    for (const chunk of body) req.write(chunk);
+    req.end();
   });
 }
 
