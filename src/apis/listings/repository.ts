@@ -86,6 +86,15 @@ export async function findListing(db: Db, tenant: TenantScope, externalListingId
   return rows[0];
 }
 
+/** The whole row, locked as lockListing() locks it: for a writer that compares what is stored. */
+export async function lockListingRow(db: Db, tenant: TenantScope, externalListingId: string): Promise<ListingRow | undefined> {
+  const { rows } = await db.query<ListingRow>(
+    'SELECT * FROM listings WHERE environment = $1 AND agency_id = $2 AND external_listing_id = $3 FOR UPDATE',
+    [tenant.environment, tenant.agencyId, externalListingId],
+  );
+  return rows[0];
+}
+
 /**
  * The tenant's listings beyond `afterSeq` (undefined: from the start), at most `limit`: oldest
  * first as the API lists them, or newest first as the console does.

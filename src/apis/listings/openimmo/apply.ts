@@ -26,6 +26,7 @@ import {
   findListing,
   insertMedia,
   lockListing,
+  lockListingRow,
   lockMediaOf,
   markUploaded,
   replaceListingRequest,
@@ -219,14 +220,13 @@ export async function applyObject(object: TransferObject, context: ApplyContext)
   const store = request.media !== undefined ? await context.store() : undefined;
   try {
     return await withTenant(pool, tenant, async (client) => {
-      const locked = await lockListing(client, tenant, externalListingId);
+      const locked = await lockListingRow(client, tenant, externalListingId);
       if (!locked) {
         const listingId = await storeNewListing(client, tenant, externalListingId, request, store);
         await markOpenImmoProvider(client, listingId, context.provider);
         return outcome(object, { action: 'created', externalListingId, listingId, warnings: attached.warnings });
       }
-      const current = await findListing(client, tenant, externalListingId);
-      if (current !== undefined && isDeepStrictEqual(current.request, request) && current.openimmo_provider === context.provider) {
+      if (isDeepStrictEqual(locked.request, request) && locked.openimmo_provider === context.provider) {
         return outcome(object, { action: 'unchanged', externalListingId, listingId: locked.id, warnings: attached.warnings });
       }
       if (locked.estate_type !== request.data.estateType) {
