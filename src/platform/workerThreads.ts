@@ -13,15 +13,18 @@ export class WorkerThreads {
   /** `filename`: the module whose default export runs each task. */
   constructor(private readonly filename: URL) {}
 
-  /** What the module's function answers for `task`; both travel by structured clone. */
-  run<T>(task: unknown): Promise<T> {
+  /**
+   * What the module's function answers for `task`; both travel by structured clone. Aborting
+   * `signal` ends the thread running the task (piscina terminates it) and rejects with an AbortError.
+   */
+  run<T>(task: unknown, signal?: AbortSignal): Promise<T> {
     this.pool ??= new Piscina({
       filename: this.filename.href,
       minThreads: 0,
       maxThreads: Math.max(1, Math.floor(os.availableParallelism() / 2)),
       idleTimeout: 60_000,
     });
-    return this.pool.run(task);
+    return this.pool.run(task, signal ? { signal } : {});
   }
 
   async close(): Promise<void> {

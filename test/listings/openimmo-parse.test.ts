@@ -19,6 +19,7 @@ import {
   type TransferObject,
 } from '../../src/apis/listings/openimmo/mapping.js';
 import { ATTACHMENT_GROUPS, BUILD_STATE, CELLAR_STATE, COUNTRIES, OBJEKTART, AGE_STATE } from '../../src/apis/listings/openimmo/tables.js';
+import { readFile } from '../../src/apis/listings/openimmo/read.js';
 import { parseDecimal } from '../../src/apis/listings/openimmo/values.js';
 import { parseXml } from '../../src/apis/listings/openimmo/xml.js';
 import { findFile, readPackage } from '../../src/apis/listings/openimmo/zip.js';
@@ -282,6 +283,20 @@ describe('OpenImmo packages', () => {
     assert.equal(findFile(pkg.files, 'missing.jpg', pkg.xmlName), undefined);
     assert.equal(findFile(pkg.files, '../export/img_001.jpg', pkg.xmlName), undefined);
     assert.equal(findFile(pkg.files, '/export/img_001.jpg', pkg.xmlName), undefined);
+  });
+
+  it('reads on a worker thread within a deadline, past which the thread is ended and the read throws', async () => {
+    const read = await readFile(Buffer.from(xml), 'xml', LIMITS);
+    assert.ok('transfer' in read);
+    assert.equal(read.transfer.providers[0]?.objects.length, 1);
+    // 1 ms is less than a thread takes to start: the deadline passes before any answer.
+    await assert.rejects(readFile(Buffer.from(xml), 'xml', LIMITS, undefined, 1), {
+      message: 'reading the file took longer than 0.001 s; the import is tried again later',
+    });
+    // The worker stopping aborts the read as it is, not as a deadline.
+    await assert.rejects(readFile(Buffer.from(xml), 'xml', LIMITS, AbortSignal.abort()), { name: 'AbortError' });
+    // And the pool still reads after a thread was ended.
+    assert.ok('transfer' in (await readFile(Buffer.from(xml), 'xml', LIMITS)));
   });
 
   it('maps the files of a package to its attachments', async () => {

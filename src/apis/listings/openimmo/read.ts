@@ -20,13 +20,44 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** The transfer and files of `payload`, or the refusal of the whole file. */
+/**
+ * How long reading one file may take. Every part of it is bounded (limits.ts), so a file within the
+ * limits reads in seconds; past this the machine is overloaded, and the import is tried again later
+ * rather than holding a thread.
+ */
+export const READ_DEADLINE_MS = 60_000;
+
+/**
+ * The transfer and files of `payload`, or the refusal of the whole file. Throws when reading took
+ * longer than `deadlineMs` (the thread is ended), or when `signal` (the worker stopping) aborted it.
+ */
 export async function readFile(
   payload: Buffer,
   kind: 'zip' | 'xml',
   limits: OpenImmoLimits,
+  signal?: AbortSignal,
+  deadlineMs = READ_DEADLINE_MS,
 ): Promise<ReadFile | { status: 400 | 413 | 415; reason: string }> {
-  const outcome = await threads.run<ReadOutcome>({ payload, kind, limits });
+  // As outbound.ts does, not AbortSignal.any(): a worker's long-lived signal would keep every one made.
+  const stop = new AbortController();
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    stop.abort();
+  }, deadlineMs);
+  const stopping = () => stop.abort();
+  signal?.addEventListener('abort', stopping, { once: true });
+  if (signal?.aborted) stop.abort();
+  const outcome = await threads
+    .run<ReadOutcome>({ payload, kind, limits }, stop.signal)
+    .catch((error: unknown) => {
+      if (!late) throw error;
+      throw new Error(`reading the file took longer than ${deadlineMs / 1000} s; the import is tried again later`);
+    })
+    .finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', stopping);
+    });
   if ('refused' in outcome) return outcome.refused;
   const { transfer, files, xmlName } = outcome.read;
   for (const provider of transfer.providers) {
