@@ -118,11 +118,14 @@ export class Backlogs {
 /** The backlog hook of one API root (or the console's copy of it): after validation, so a bad body is told what is wrong with it first. */
 export function installBacklogBounds(app: FastifyInstance, backlogs: Backlogs): void {
   if (backlogs.bounds.count === 0 && backlogs.bounds.waiting === 0) return;
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', (request, _reply, done) => {
     const names = request.routeOptions.config.addsWork;
     const tenant = request.tenant;
-    if (names === undefined || tenant === null) return;
-    const refused = await backlogs.refusal(tenant, names);
-    if (refused) throw tooManyRequests(refused.retryAfterSeconds, refused.detail);
+    // Only what adds work waits for the count: a callback hook, so reads pay no promise for it.
+    if (names === undefined || tenant === null) return done();
+    backlogs.refusal(tenant, names).then(
+      (refused) => done(refused ? tooManyRequests(refused.retryAfterSeconds, refused.detail) : undefined),
+      (error: unknown) => done(error as Error),
+    );
   });
 }

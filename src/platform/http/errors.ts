@@ -109,7 +109,14 @@ export function installErrorHandling(
   app.removeAllContentTypeParsers();
   installJsonBodies(app);
 
-  app.addHook('preValidation', async (request) => refuseNulParameters(request));
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      refuseNulParameters(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
+  });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = toProblem(error, request, bodyLimit);
@@ -130,9 +137,10 @@ export function installErrorHandling(
   };
   // Answered as the request arrives, before Fastify reads a body for the not-found handler: with
   // one (or a QUERY without its Content-Type) the answer was the body's 400 or 415, not 404 or 405.
-  app.addHook('onRequest', async (request, reply) => {
-    if (targetTooLong(request.raw)) return sendProblem(reply, uriTooLong());
-    if (request.is404) return answerUnrouted(request, reply);
+  app.addHook('onRequest', (request, reply, done) => {
+    if (targetTooLong(request.raw)) sendProblem(reply, uriTooLong());
+    else if (request.is404) answerUnrouted(request, reply);
+    else done();
   });
   app.setNotFoundHandler(answerUnrouted);
 }

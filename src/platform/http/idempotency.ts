@@ -28,6 +28,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
+import type { Tenant } from '../db/tenant.js';
 import type { Sealer } from '../secrets/sealer.js';
 import type { ScheduledTask } from '../work/schedule.js';
 import { sweep } from '../work/sweep.js';
@@ -112,11 +113,10 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
   app.decorateRequest('idempotencyClaim', null);
   // preValidation: after the body is parsed (its bytes are hashed), before the schema's checks,
   // so a request refused by them is stored too and the key's own 400 comes first.
-  app.addHook('preValidation', async (request, reply) => {
-    if (request.method !== 'POST' || request.tenant === null) return;
+  const claimKey = async (request: FastifyRequest, reply: FastifyReply, tenant: Tenant): Promise<unknown> => {
     const key = keyOf(request);
     if (key === undefined) return;
-    const { clientId, environment, agencyId } = request.tenant;
+    const { clientId, environment, agencyId } = tenant;
     const hash = createHash('sha256')
       .update(request.rawJson ?? '')
       .digest();
@@ -156,12 +156,18 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     }
     const answer = JSON.parse(sealer.unseal(existing.answer, IDEMPOTENT_ANSWER)) as StoredAnswer;
     return replay(reply, answer);
+  };
+  // Callback hooks: most requests carry no key, and pay no promise for finding that out.
+  app.addHook('preValidation', (request, reply, done) => {
+    const tenant = request.tenant;
+    if (request.method !== 'POST' || tenant === null || request.headers[IDEMPOTENCY_KEY] === undefined) return done();
+    claimKey(request, reply, tenant).then(
+      () => (reply.sent ? undefined : done()),
+      (error: unknown) => done(error as Error),
+    );
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const held = request.idempotencyClaim;
-    if (held === null) return payload;
-    request.idempotencyClaim = null;
+  const keepAnswer = async (request: FastifyRequest, reply: FastifyReply, payload: unknown, held: { claim: string }): Promise<unknown> => {
     const status = reply.statusCode;
     const body =
       typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload == null ? '' : undefined;
@@ -183,6 +189,15 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
       .query("UPDATE idempotency_keys SET state = 'done', answer = $2 WHERE claim = $1", [held.claim, answer])
       .catch((error: unknown) => request.log.warn({ err: error }, 'could not store an idempotent answer'));
     return payload;
+  };
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const held = request.idempotencyClaim;
+    if (held === null) return done(null, payload);
+    request.idempotencyClaim = null;
+    keepAnswer(request, reply, payload, held).then(
+      (kept) => done(null, kept),
+      (error: unknown) => done(error as Error),
+    );
   });
 }
 

@@ -36,16 +36,18 @@ export function overloaded(max: number): Problem {
 
 export function limitInFlight(app: FastifyInstance, max: number, metrics: Metrics): void {
   let inFlight = 0;
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config.uncounted === true || PROBES.has(request.routeOptions.url ?? '')) return;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config.uncounted === true || PROBES.has(request.routeOptions.url ?? '')) return done();
     if (inFlight >= max) {
       metrics.requestsRefused.inc({ reason: 'overloaded' });
-      return sendProblem(reply, overloaded(max));
+      sendProblem(reply, overloaded(max));
+      return;
     }
     inFlight += 1;
     // Once, however the request ends: answered, failed, or its connection gone.
     reply.raw.once('close', () => {
       inFlight -= 1;
     });
+    done();
   });
 }

@@ -72,6 +72,16 @@ export class QuotaBuckets {
 
   constructor(private readonly pool: pg.Pool) {}
 
+  /**
+   * Spends one request of `key`'s bucket of `rate` a second when that needs no take from the shared
+   * bucket (this process holds a token, or knows the bucket empty): most requests, answered without
+   * a promise. Undefined when a take is needed: then spend().
+   */
+  spendHeld(key: string, rate: number): Standing | undefined {
+    const held = this.held.get(key);
+    return held === undefined ? undefined : standingOf(held, rate, Date.now());
+  }
+
   /** Spends one request of `key`'s bucket of `rate` a second. */
   async spend(key: string, rate: number): Promise<Standing> {
     let held = this.held.get(key);
@@ -82,16 +92,8 @@ export class QuotaBuckets {
     // Requests that arrive together wait for one take; those it did not cover take again, until
     // one is refused by an empty bucket.
     for (;;) {
-      const now = Date.now();
-      if (held.tokens >= 1) {
-        held.tokens -= 1;
-        const remaining = Math.floor(Math.min(rate, held.tokens + held.shared + ((now - held.at) / 1000) * rate));
-        return { allowed: true, remaining, resetSeconds: Math.ceil((rate - remaining) / rate), retryAfterSeconds: 0 };
-      }
-      if (now < held.emptyUntil) {
-        // Empty: a whole second until it is full again.
-        return { allowed: false, remaining: 0, resetSeconds: 1, retryAfterSeconds: Math.max(1, Math.ceil((held.emptyUntil - now) / 1000)) };
-      }
+      const standing = standingOf(held, rate, Date.now());
+      if (standing !== undefined) return standing;
       if (!held.taking) {
         const taking = this.take(key, rate, held).finally(() => {
           if (held.taking === taking) held.taking = undefined;
@@ -133,6 +135,20 @@ export class QuotaBuckets {
 }
 
 /** The kind of a request, by its method. */
+/** One request spent of what `held` has, or undefined when that needs a take. */
+function standingOf(held: Held, rate: number, now: number): Standing | undefined {
+  if (held.tokens >= 1) {
+    held.tokens -= 1;
+    const remaining = Math.floor(Math.min(rate, held.tokens + held.shared + ((now - held.at) / 1000) * rate));
+    return { allowed: true, remaining, resetSeconds: Math.ceil((rate - remaining) / rate), retryAfterSeconds: 0 };
+  }
+  if (now < held.emptyUntil) {
+    // Empty: a whole second until it is full again.
+    return { allowed: false, remaining: 0, resetSeconds: 1, retryAfterSeconds: Math.max(1, Math.ceil((held.emptyUntil - now) / 1000)) };
+  }
+  return undefined;
+}
+
 export function quotaKind(method: string): QuotaKind {
   return WRITES.has(method) ? 'writes' : 'reads';
 }
@@ -152,20 +168,28 @@ function announce(reply: FastifyReply, kind: QuotaKind, rate: number, standing: 
  * request's tenant; a public route (none is counted) has none.
  */
 export function installQuotas(app: FastifyInstance, buckets: QuotaBuckets, rates: QuotaRates): void {
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  const settle = (reply: FastifyReply, kind: QuotaKind, rate: number, standing: Standing): Error | undefined => {
+    announce(reply, kind, rate, standing);
+    if (standing.allowed) return undefined;
+    return tooManyRequests(
+      standing.retryAfterSeconds,
+      `At most ${rate} ${kind} a second are allowed for this client and agency; retry in ${standing.retryAfterSeconds} s`,
+    );
+  };
+  // A callback hook: a request this process holds a token for is answered without a promise.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     const tenant = request.tenant;
-    if (tenant === null) return;
+    if (tenant === null) return done();
     const kind = quotaKind(request.method);
     const rate = rateOf(rates, kind);
-    if (rate === 0) return;
-    const standing = await buckets.spend(`${kind}|${tenant.environment}|${tenant.clientId}|${tenant.agencyId}`, rate);
-    announce(reply, kind, rate, standing);
-    if (!standing.allowed) {
-      throw tooManyRequests(
-        standing.retryAfterSeconds,
-        `At most ${rate} ${kind} a second are allowed for this client and agency; retry in ${standing.retryAfterSeconds} s`,
-      );
-    }
+    if (rate === 0) return done();
+    const key = `${kind}|${tenant.environment}|${tenant.clientId}|${tenant.agencyId}`;
+    const held = buckets.spendHeld(key, rate);
+    if (held !== undefined) return done(settle(reply, kind, rate, held));
+    buckets.spend(key, rate).then(
+      (standing) => done(settle(reply, kind, rate, standing)),
+      (error: unknown) => done(error as Error),
+    );
   });
 }
 

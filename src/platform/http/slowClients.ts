@@ -31,7 +31,10 @@ export function installRequestDeadlines(app: FastifyInstance, seconds: number): 
   const deadlines = new WeakMap<FastifyRequest, NodeJS.Timeout>();
   const clear = (request: FastifyRequest) => clearTimeout(deadlines.get(request));
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    // Without a body the whole request is in once its headers are (Node bounds those by headersTimeout).
+    const length = request.headers['content-length'];
+    if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return done();
     const streamed = request.routeOptions.config.streamedBody === true;
     const declared = Number(request.headers['content-length'] ?? 0);
     const ms = 1000 * (streamed && Number.isFinite(declared) ? seconds + declared / MIN_UPLOAD_BYTES_PER_SECOND : seconds);
@@ -43,10 +46,12 @@ export function installRequestDeadlines(app: FastifyInstance, seconds: number): 
     timer.unref();
     deadlines.set(request, timer);
     reply.raw.once('close', () => clearTimeout(timer));
+    done();
   });
   // Past validation the body has arrived: what the handler then takes is the server's time, not the client's.
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', (request, _reply, done) => {
     if (request.routeOptions.config.streamedBody !== true) clear(request);
+    done();
   });
 }
 
@@ -64,8 +69,14 @@ export function pauseIdleTimeoutWhileHandling(app: FastifyInstance, idleSeconds:
     const socket = request.raw.socket as Partial<Socket> | undefined;
     if (typeof socket?.setTimeout === 'function') socket.setTimeout(ms);
   };
-  app.addHook('onRequest', async (request) => idleClock(request, 0));
-  app.addHook('onSend', async (request) => idleClock(request, idleSeconds * 1000));
+  app.addHook('onRequest', (request, _reply, done) => {
+    idleClock(request, 0);
+    done();
+  });
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    idleClock(request, idleSeconds * 1000);
+    done(null, payload);
+  });
 }
 
 /** At most `max` connections per process; a refusal is logged at most once a minute, so a flood cannot flood the log. */
