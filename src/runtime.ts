@@ -12,7 +12,7 @@ import { sealStoredSecrets, type SealedColumn } from './platform/secrets/stored.
 import { openDatabase, prepareDatabase } from './platform/db/open.js';
 import { whileAnswering } from './platform/db/liveness.js';
 import { StartWait } from './platform/db/startWait.js';
-import { createPool, type Pool, warmUp } from './platform/db/pool.js';
+import { createPool, type Pool } from './platform/db/pool.js';
 import { PROBE_LIMITS, WORK_LIMITS, requestLimits } from './platform/db/limits.js';
 import { deliveryStream } from './platform/delivery/index.js';
 import type { Logger } from './platform/log.js';
@@ -137,8 +137,6 @@ export async function startServices(
       demo = undefined;
       // Not awaited: asking the others takes up to their timeout, and serving need not wait for it.
       warnOfOtherIssuers(requests, config, logger);
-      // Nor this: the first requests open what they need meanwhile, as they did before.
-      void warmUp(requests);
     }
     if (roles.worker) {
       // A pool of its own: work never takes connections from requests.

@@ -94,7 +94,12 @@ export function createPool(url: string, max: number, limits: PoolLimits = MAINTE
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    // A fixed pool keeps what it opened (see warmUp()).
+    // A fixed pool keeps every connection it opened. One that closed after 30 s idle was opened
+    // again at the worst moment: when a table an operator locked held part of the pool, the other
+    // requests paid for the new connections (the database starting a process, the connection's
+    // first plans). They are not opened ahead: 10 opened at start made POST /classifieds 2.4x
+    // slower in the bench (936 against 2,241 req/s, PostgreSQL's CPU per request 1,441 µs
+    // against 394), for reasons not found yet; opened as load needs them, they cost nothing.
     min: fixed ? max : 0,
     idleTimeoutMillis: 30_000,
     Client: Connection,
@@ -114,19 +119,6 @@ export function createPool(url: string, max: number, limits: PoolLimits = MAINTE
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
-}
-
-/**
- * Opens a fixed pool's connections before they are needed. Opening one costs the database a
- * process start and the new connection its first plans; a pool that grew on demand did that at the
- * worst moment: when a table an operator locked held part of the pool, the other requests paid for
- * the new connections (the others' p99 doubled in the first second of test/faults/lock.test.ts,
- * where the backends went from 8 to 16). A connection that fails to open is opened on demand later.
- */
-export async function warmUp(pool: pg.Pool): Promise<void> {
-  const size = pool.options.max;
-  const opened = await Promise.allSettled(Array.from({ length: size }, () => pool.connect()));
-  for (const result of opened) if (result.status === 'fulfilled') result.value.release();
 }
 
 /** The one row a statement answers by its nature (an aggregate, an INSERT ... RETURNING of one row). */
