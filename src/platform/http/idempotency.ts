@@ -111,8 +111,6 @@ function keyOf(request: FastifyRequest): string | undefined {
 export function installIdempotency(app: FastifyInstance, options: IdempotencyOptions): void {
   const { pool, sealer, leaseSeconds, maxAnswerBytes } = options;
   app.decorateRequest('idempotencyClaim', null);
-  // preValidation: after the body is parsed (its bytes are hashed), before the schema's checks,
-  // so a request refused by them is stored too and the key's own 400 comes first.
   const claimKey = async (request: FastifyRequest, reply: FastifyReply, tenant: Tenant): Promise<unknown> => {
     const key = keyOf(request);
     if (key === undefined) return;
@@ -158,6 +156,8 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     return replay(reply, answer);
   };
   // Callback hooks: most requests carry no key, and pay no promise for finding that out.
+  // preValidation: after the body is parsed (its bytes are hashed), before the schema's checks,
+  // so a request refused by them is stored too and the key's own 400 comes first.
   app.addHook('preValidation', (request, reply, done) => {
     const tenant = request.tenant;
     if (request.method !== 'POST' || tenant === null || request.headers[IDEMPOTENCY_KEY] === undefined) return done();

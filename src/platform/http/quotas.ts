@@ -134,7 +134,6 @@ export class QuotaBuckets {
   }
 }
 
-/** The kind of a request, by its method. */
 /** One request spent of what `held` has, or undefined when that needs a take. */
 function standingOf(held: Held, rate: number, now: number): Standing | undefined {
   if (held.tokens >= 1) {
@@ -149,6 +148,7 @@ function standingOf(held: Held, rate: number, now: number): Standing | undefined
   return undefined;
 }
 
+/** The kind of a request, by its method. */
 export function quotaKind(method: string): QuotaKind {
   return WRITES.has(method) ? 'writes' : 'reads';
 }

@@ -68,7 +68,6 @@ export function contentTypeOf(fileName: string): string | undefined {
   return MEDIA_CONTENT_TYPES[fileName.slice(dot + 1).toLowerCase()];
 }
 
-/** The media type of a Content-Type header, without parameters, lower case. */
 export interface CreateMediaOptions {
   /** Where the local backend's uploads go: the upload route under the caller's API root. */
   uploadBaseUrl: string;
