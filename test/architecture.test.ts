@@ -85,7 +85,18 @@ function apiOf(module: string): string | undefined {
 const PLATFORM_LAYERS: readonly { name: string; parts: readonly string[] }[] = [
   {
     name: 'foundations',
-    parts: ['caught.ts', 'log.ts', 'memo.ts', 'niceness.ts', 'text.ts', 'workerThreads.ts', 'catalogue.ts', 'dataDir.ts', 'diskSpace.ts'],
+    parts: [
+      'caught.ts',
+      'deadline.ts',
+      'log.ts',
+      'memo.ts',
+      'niceness.ts',
+      'text.ts',
+      'workerThreads.ts',
+      'catalogue.ts',
+      'dataDir.ts',
+      'diskSpace.ts',
+    ],
   },
   { name: 'database', parts: ['db'] },
   { name: 'secrets', parts: ['secrets'] },

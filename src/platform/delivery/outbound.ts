@@ -10,6 +10,7 @@ import { Agent, request as undiciRequest } from 'undici';
 import type { Config } from '../../config.js';
 import type { Environment } from '../catalogue.js';
 import { forbiddenReason, parseIp } from './addresses.js';
+import { deadline } from '../deadline.js';
 import { getOrMake } from '../memo.js';
 import { messageOf, codeOf } from '../caught.js';
 
@@ -250,16 +251,9 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
 
   async function request(req: OutboundRequest): Promise<OutboundResponse> {
     let url = checkTargetUrl(req.url, policy);
-    // Started only after the checks that throw: a timer left behind would hold the process open.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), totalTimeoutMs);
-    // The caller's signal (a worker's, alive as long as it runs) aborts this call through a listener
-    // removed once the call ends. Not AbortSignal.any(): Node keeps each signal it made in the long-
-    // lived source's set for ever (nodejs/node#55351), and the worker's RSS grew 60 MB in 10 minutes.
-    const callerAborted = () => deadline.abort();
-    req.signal?.addEventListener('abort', callerAborted, { once: true });
-    if (req.signal?.aborted) deadline.abort();
-    const signal = deadline.signal;
+    // Started only after the checks that throw (see deadline()).
+    const limit = deadline(totalTimeoutMs, req.signal);
+    const signal = limit.signal;
     let method = (req.method ?? 'GET').toUpperCase();
     let body = req.body;
     let headers: Record<string, string> = { 'user-agent': policy.userAgent ?? 'immogate', ...lowerCase(req.headers ?? {}) };
@@ -303,12 +297,11 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
       }
     } catch (error) {
       if (req.signal?.aborted) throw new OutboundError('aborted', `call to ${url.host} aborted`, { cause: error });
-      if (deadline.signal.aborted)
+      if (signal.aborted)
         throw new OutboundError('timeout', `no complete response from ${url.host} within ${seconds(totalTimeoutMs)}`, { cause: error });
       throw describe(error, url, limits);
     } finally {
-      clearTimeout(timer);
-      req.signal?.removeEventListener('abort', callerAborted);
+      limit.end();
     }
   }
 

@@ -2,6 +2,7 @@
  * Reads an OpenImmo file on a worker thread (readWorker.ts) and gives back what crossed as plain
  * bytes as Buffers again: the ZIP's files and the attachments' inline contents.
  */
+import { deadline } from '../../../platform/deadline.js';
 import { WorkerThreads } from '../../../platform/workerThreads.js';
 import type { OpenImmoLimits } from './limits.js';
 import type { Transfer } from './mapping.js';
@@ -38,26 +39,14 @@ export async function readFile(
   signal?: AbortSignal,
   deadlineMs = READ_DEADLINE_MS,
 ): Promise<ReadFile | { status: 400 | 413 | 415; reason: string }> {
-  // As outbound.ts does, not AbortSignal.any(): a worker's long-lived signal would keep every one made.
-  const stop = new AbortController();
-  let late = false;
-  const timer = setTimeout(() => {
-    late = true;
-    stop.abort();
-  }, deadlineMs);
-  const stopping = () => stop.abort();
-  signal?.addEventListener('abort', stopping, { once: true });
-  if (signal?.aborted) stop.abort();
+  const limit = deadline(deadlineMs, signal);
   const outcome = await threads
-    .run<ReadOutcome>({ payload, kind, limits }, stop.signal)
+    .run<ReadOutcome>({ payload, kind, limits }, limit.signal)
     .catch((error: unknown) => {
-      if (!late) throw error;
+      if (signal?.aborted || !limit.signal.aborted) throw error;
       throw new Error(`reading the file took longer than ${deadlineMs / 1000} s; the import is tried again later`);
     })
-    .finally(() => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', stopping);
-    });
+    .finally(() => limit.end());
   if ('refused' in outcome) return outcome.refused;
   const { transfer, files, xmlName } = outcome.read;
   for (const provider of transfer.providers) {
