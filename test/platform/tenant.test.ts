@@ -1,5 +1,5 @@
 /*
- * Tenant confinement: withTenant, tenantTransaction and row-level security on every tenant table.
+ * Tenant confinement: withTenant, tenantTransaction, tenantRead and row-level security on every tenant table.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -7,7 +7,8 @@ import pg from 'pg';
 import type { Environment } from '../../src/platform/catalogue.js';
 import { runInOneTransaction } from '../../src/platform/db/oneTransaction.js';
 import { createPool, transaction, type Pool } from '../../src/platform/db/pool.js';
-import { confineTo, tenantTransaction, withTenant } from '../../src/platform/db/tenant.js';
+import { MAX_BATCH } from '../../src/platform/db/readTogether.js';
+import { confineTo, tenantRead, tenantTransaction, withTenant } from '../../src/platform/db/tenant.js';
 import { createTestDatabase, type TestDatabase } from '../helpers.js';
 
 let database: TestDatabase;
@@ -404,6 +405,128 @@ describe('one transaction of known statements (tenantTransaction, transaction)',
     });
     const [still] = await tenantTransaction(pool, A, [{ name: 'test.one_name', text: 'SELECT 1 AS one' }]);
     assert.deepEqual(still!.rows, [{ one: 1 }]);
+  });
+});
+
+describe('tenantRead: the reads of a moment share one connection and one write', () => {
+  /** A read that says which backend ran it, in which transaction, and what its tenant sees. */
+  const SEEN = {
+    name: 'test.read_seen',
+    text: 'SELECT pg_backend_pid() AS pid, txid_current() AS xid, (SELECT array_agg(body ORDER BY body) FROM notes) AS bodies',
+  };
+  type Seen = { pid: number; xid: number; bodies: string[] | null };
+
+  async function seen(of: Pool, tenant: { environment: Environment; agencyId: string }): Promise<Seen> {
+    const [result] = await tenantRead(of, tenant, [SEEN]);
+    return result!.rows[0] as Seen;
+  }
+
+  /** A pool of `size` that counts its checkouts. */
+  function countingPool(size: number): { pool: Pool; checkouts: () => number } {
+    const counted = createPool(database.url, size);
+    let checkouts = 0;
+    counted.on('acquire', () => {
+      checkouts += 1;
+    });
+    return { pool: counted, checkouts: () => checkouts };
+  }
+
+  it('sends the reads of one turn on one connection, each in its own transaction, confined to its own tenant', async () => {
+    const { pool: two, checkouts } = countingPool(2);
+    try {
+      // The first read prepares the statement, alone; the four after it travel together.
+      await seen(two, A);
+      const before = checkouts();
+      const reads = await Promise.all([A, B, A_SANDBOX, QUOTED].map((tenant) => seen(two, tenant)));
+      assert.deepEqual(
+        reads.map((read) => read.bodies),
+        [['a1', 'a2'], ['b1'], ['a-sandbox'], ['quoted']],
+      );
+      assert.equal(checkouts() - before, 1);
+      assert.equal(new Set(reads.map((read) => read.pid)).size, 1);
+      assert.equal(new Set(reads.map((read) => read.xid)).size, 4);
+      const { rows } = await two.query(
+        "SELECT current_user = session_user AS own_role, coalesce(current_setting('immogate.agency_id', true), '') AS agency, txid_current_if_assigned() AS open",
+      );
+      assert.deepEqual(rows, [{ own_role: true, agency: '', open: null }]);
+    } finally {
+      await two.end();
+    }
+  });
+
+  it('fails a failing read alone: the reads around it in the same write are answered', async () => {
+    const { pool: one, checkouts } = countingPool(1);
+    try {
+      const pid = (await seen(one, A)).pid;
+      const before = checkouts();
+      const [first, failed, last] = await Promise.allSettled([
+        seen(one, A),
+        tenantRead(one, A, [{ text: 'SELECT 1 / (SELECT count(*)::int - 2 FROM notes) AS never' }]),
+        seen(one, B),
+      ]);
+      assert.equal(checkouts() - before, 1);
+      assert.deepEqual(first.status === 'fulfilled' && first.value.bodies, ['a1', 'a2']);
+      assert.deepEqual(failed.status === 'rejected' && { code: failed.reason.code, message: failed.reason.message }, {
+        code: '22012',
+        message: 'division by zero',
+      });
+      assert.deepEqual(last.status === 'fulfilled' && last.value.bodies, ['b1']);
+      assert.equal((await seen(one, B)).pid, pid);
+    } finally {
+      await one.end();
+    }
+  });
+
+  it('runs a read that prepares a statement first and alone: its failed Parse fails only itself', async () => {
+    const { pool: one } = countingPool(1);
+    try {
+      const broken = { name: 'test.read_broken', text: 'SELECT body FROM no_such_table' };
+      const [failed, ...answered] = await Promise.allSettled([
+        tenantRead(one, A, [broken]),
+        seen(one, A),
+        seen(one, B),
+        seen(one, A_SANDBOX),
+      ]);
+      assert.deepEqual(failed!.status === 'rejected' && failed.reason.code, '42P01');
+      assert.deepEqual(
+        answered.map((read) => read.status === 'fulfilled' && read.value.bodies),
+        [['a1', 'a2'], ['b1'], ['a-sandbox']],
+      );
+      const { rows } = await one.query("SELECT name FROM pg_prepared_statements WHERE name LIKE 'test.read_%' ORDER BY name");
+      assert.deepEqual(rows, [{ name: 'test.read_seen' }]);
+    } finally {
+      await one.end();
+    }
+  });
+
+  it('takes in the reads that come while its batch waits for a connection, up to MAX_BATCH a batch', async () => {
+    const { pool: one, checkouts } = countingPool(1);
+    try {
+      await seen(one, A);
+      const held = await one.connect();
+      const before = checkouts();
+      const first = seen(one, A);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const later = [seen(one, B), seen(one, A_SANDBOX)];
+      held.release();
+      const reads = await Promise.all([first, ...later]);
+      assert.deepEqual(
+        reads.map((read) => read.bodies),
+        [['a1', 'a2'], ['b1'], ['a-sandbox']],
+      );
+      assert.equal(checkouts() - before, 1);
+      const many = await Promise.all(Array.from({ length: MAX_BATCH + 1 }, () => seen(one, B)));
+      assert.equal(many.filter((read) => JSON.stringify(read.bodies) === '["b1"]').length, MAX_BATCH + 1);
+      assert.equal(checkouts() - before, 3);
+    } finally {
+      await one.end();
+    }
+  });
+
+  it('refuses a statement that needs a transaction block: such a read would hold up the reads behind it', async () => {
+    await assert.rejects(tenantRead(pool, A, [{ text: 'LOCK TABLE notes IN SHARE MODE' }]), {
+      message: 'readTogether runs reads; a statement here needs a transaction block',
+    });
   });
 });
 

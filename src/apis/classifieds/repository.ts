@@ -1,7 +1,7 @@
 /*
  * All the SQL of the classifieds API, with the row types its statements answer.
  *
- * The request-path statements run inside withTenant or tenantTransaction, so row-level security
+ * The request-path statements run inside withTenant, tenantTransaction or tenantRead, so row-level security
  * already confines them to the caller's environment and agency; the processing ones run as the
  * owner, for every agency.
  *
@@ -15,7 +15,7 @@ import type { Environment } from '../../platform/catalogue.js';
 import { lockedInOrder } from '../../platform/db/locks.js';
 import type { Statement } from '../../platform/db/pool.js';
 import { onlyRow } from '../../platform/db/pool.js';
-import { tenantTransaction, type Tenant, type TenantScope } from '../../platform/db/tenant.js';
+import { tenantRead, type Tenant, type TenantScope } from '../../platform/db/tenant.js';
 import { deliveriesCte } from '../../platform/delivery/index.js';
 import { busyArrays, fairPick, type FairQueue } from '../../platform/work/fairClaim.js';
 import type { BacklogMeasure, QueueDepth } from '../../platform/work/stream.js';
@@ -378,7 +378,7 @@ export async function listClassifieds(
 ): Promise<PageRow<string>[]> {
   // NULL leaves a condition out. Unnamed, so planned with the values at hand: the planner drops
   // the conditions left out and walks the index from the cursor (a generic plan could not).
-  const [result] = await tenantTransaction(pool, tenant, [
+  const [result] = await tenantRead(pool, tenant, [
     {
       text: `SELECT seq, (payload || jsonb_build_object('classifiedId', id))::text AS item
                FROM classifieds
@@ -411,9 +411,7 @@ export async function readClassified(
   id: string,
   ifNoneMatch: readonly string[],
 ): Promise<{ revision: number; item: string | null } | undefined> {
-  const [result] = await tenantTransaction(pool, tenant, [
-    { name: 'caas.read_classified', text: READ_CLASSIFIED, values: [id, ifNoneMatch] },
-  ]);
+  const [result] = await tenantRead(pool, tenant, [{ name: 'caas.read_classified', text: READ_CLASSIFIED, values: [id, ifNoneMatch] }]);
   const row = result.rows[0] as { revision: number; deleted: boolean; item: string | null } | undefined;
   return row === undefined || row.deleted ? undefined : { revision: row.revision, item: row.item };
 }
@@ -434,7 +432,7 @@ export async function listStatuses(
     rows: number;
   },
 ): Promise<{ rows: PageRow<StatusItem>[]; known: boolean }> {
-  const [page, known] = await tenantTransaction(pool, tenant, [
+  const [page, known] = await tenantRead(pool, tenant, [
     {
       // NULL leaves a condition out; unnamed for the same reason as listClassifieds' statement.
       text: `SELECT s.seq, immogate_caas_status_item(s, r.received_at) AS item
@@ -478,7 +476,7 @@ export async function listSummaries(
   tenant: Tenant,
   query: { before: number | undefined; offererEstateId: string | undefined; status: string | undefined; rows: number },
 ): Promise<SummaryRow[]> {
-  const [result] = await tenantTransaction(pool, tenant, [
+  const [result] = await tenantRead(pool, tenant, [
     {
       text: `SELECT c.seq, c.id AS classified_id, c.offerer_estate_id, c.revision, c.created_at, c.updated_at,
                     c.deleted_at IS NOT NULL AS deleted, s.status, s.sub_status, s.stage, s.status_date
@@ -512,7 +510,7 @@ export async function listRevisions(
   id: string,
   query: { before: number | undefined; rows: number },
 ): Promise<{ rows: RevisionRow[]; known: boolean }> {
-  const [page, known] = await tenantTransaction(pool, tenant, [
+  const [page, known] = await tenantRead(pool, tenant, [
     {
       text: `SELECT revision, operation, received_at, processed_at, unchanged FROM classified_revisions
               WHERE classified_id = $1 AND ($2::integer IS NULL OR revision < $2) ORDER BY revision DESC LIMIT $3`,
@@ -533,7 +531,7 @@ export async function readRevisions(
   id: string,
   revisions: readonly number[],
 ): Promise<(RevisionRow & { payload: Classified | null })[]> {
-  const [result] = await tenantTransaction(pool, tenant, [
+  const [result] = await tenantRead(pool, tenant, [
     {
       text: `SELECT r.revision, r.operation, r.received_at, r.processed_at, r.unchanged,
                     CASE WHEN r.operation = 'DELETE' THEN NULL ELSE coalesce(
@@ -556,7 +554,7 @@ export async function readSubscription(
   pool: pg.Pool,
   tenant: Tenant,
 ): Promise<{ url: string; statuses: Status[] | null; created_at: Date; updated_at: Date } | undefined> {
-  const [result] = await tenantTransaction(pool, tenant, [
+  const [result] = await tenantRead(pool, tenant, [
     {
       text: 'SELECT url, statuses, created_at, updated_at FROM caas_webhook_subscriptions WHERE client_id = $1',
       values: [tenant.clientId],

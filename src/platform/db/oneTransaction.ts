@@ -209,6 +209,22 @@ export class OneTransaction extends pg.Query {
  */
 const NEEDS_BLOCK = /^\s*(LOCK|DECLARE|SAVEPOINT|RELEASE|ROLLBACK\s+TO)\b/i;
 
+/** Whether any of `statements` needs a transaction block (see NEEDS_BLOCK). */
+export function needsBlock(statements: readonly Statement[]): boolean {
+  return statements.some((statement) => NEEDS_BLOCK.test(statement.text));
+}
+
+/**
+ * Whether an exchange of `statements` on `client` prepares nothing: every named one is prepared
+ * there already (or on its way). Such an exchange may follow another on the connection without
+ * waiting for it: it depends on no Parse of its own.
+ */
+export function preparesNothing(client: pg.ClientBase, statements: readonly Statement[]): boolean {
+  const connection = (client as { connection?: PreparingConnection }).connection;
+  if (connection === undefined) return false;
+  return statements.every(({ name }) => name === undefined || preparedText(connection, name) !== undefined);
+}
+
 export interface OneExchange {
   /** Each statement's result. */
   results: Promise<pg.QueryResult[]>;
@@ -240,7 +256,7 @@ export function runInOneTransaction(client: pg.ClientBase, statements: readonly 
     }
     if (known === undefined) fresh.set(name, text);
   }
-  const block = statements.some((statement) => NEEDS_BLOCK.test(statement.text));
+  const block = needsBlock(statements);
   const sent = block ? [{ text: 'BEGIN' }, ...statements, { text: 'COMMIT' }] : statements;
   let exchange: OneTransaction | undefined;
   const results = query<pg.QueryResult[]>(client, (callback) => {

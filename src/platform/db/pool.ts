@@ -142,18 +142,28 @@ export function execute<R extends pg.QueryResultRow = pg.QueryResultRow>(
 }
 
 /**
+ * What `send` issues on `client` leaves in one write. Queries go out as they are issued, each in a
+ * write of its own; corked, they leave together (a write is a system call for us and a wake-up for
+ * the database, per query).
+ */
+export function inOneWrite<T>(client: pg.ClientBase, send: () => T): T {
+  // pg's types do not declare the client's connection: a cast, and every member is optional in case it changes.
+  const socket = (client as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+  socket?.cork?.();
+  try {
+    return send();
+  } finally {
+    socket?.uncork?.();
+  }
+}
+
+/**
  * Sends `statements` back to back and waits for all of them. In a transaction, the first failure
  * aborts it and every later statement fails with "current transaction is aborted": the first
  * failure is the one reported.
  */
 export async function pipeline(client: pg.ClientBase, statements: readonly (Statement | string)[]): Promise<pg.QueryResult[]> {
-  // The queries go out as they are issued, each in a write of its own; corked, they leave in one
-  // (a write is a system call for us and a wake-up for the server, per statement). pg's types do
-  // not declare the client's connection: a cast, and every member is optional in case it changes.
-  const socket = (client as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
-  socket?.cork?.();
-  const issued = statements.map((statement) => execute(client, statement));
-  socket?.uncork?.();
+  const issued = inOneWrite(client, () => statements.map((statement) => execute(client, statement)));
   const settled = await Promise.allSettled(issued);
   const results: pg.QueryResult[] = [];
   for (const result of settled) {

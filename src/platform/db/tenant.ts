@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import type { Environment } from '../catalogue.js';
 import { inTransaction, transaction, type ResultsOf, type Statement } from './pool.js';
+import { readTogether } from './readTogether.js';
 
 /** Whom a request acts for: the environment of the API root it called and the agency of its token. */
 export interface Tenant {
@@ -49,4 +50,17 @@ export function tenantTransaction<S extends readonly Statement[]>(
   statements: readonly [...S],
 ): Promise<ResultsOf<S>> {
   return transaction(pool, statements, [confineTo(tenant)]);
+}
+
+/**
+ * A read confined to the tenant, known up front: one transaction like tenantTransaction's, sent
+ * with the other reads of the moment on the same connection (see readTogether.ts). For statements
+ * that only read.
+ */
+export function tenantRead<S extends readonly Statement[]>(
+  pool: pg.Pool,
+  tenant: TenantScope,
+  statements: readonly [...S],
+): Promise<ResultsOf<S>> {
+  return readTogether(pool, statements, [confineTo(tenant)]);
 }
