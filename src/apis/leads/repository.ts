@@ -205,9 +205,9 @@ export async function leadsIngested(
   return rows;
 }
 
-export async function findLead(client: pg.ClientBase, leadId: string): Promise<LeadRow | undefined> {
-  const { rows } = await client.query<LeadRow>('SELECT * FROM leads WHERE id = $1', [leadId]);
-  return rows[0];
+/** The lead of `leadId`, for a read sent with others (tenantRead). */
+export function findLeadStatement(leadId: string): Statement {
+  return { name: 'leads.find_lead', text: 'SELECT * FROM leads WHERE id = $1', values: [leadId] };
 }
 
 // ---- GDPR erasure (owner role, across every agency and environment) ----

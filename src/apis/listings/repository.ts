@@ -9,6 +9,7 @@
  */
 import type pg from 'pg';
 import type { Environment } from '../../platform/catalogue.js';
+import { execute, type Statement } from '../../platform/db/pool.js';
 import type { TenantScope } from '../../platform/db/tenant.js';
 import type { ListingRequest } from './model/listing.js';
 
@@ -78,11 +79,17 @@ export async function deleteListingRow(db: Db, listingId: string): Promise<void>
   await db.query('DELETE FROM listings WHERE id = $1', [listingId]);
 }
 
+/** The listing of `externalListingId`, as findListing reads it: for a read sent with others (tenantRead). */
+export function findListingStatement(tenant: TenantScope, externalListingId: string): Statement {
+  return {
+    name: 'clim.find_listing',
+    text: 'SELECT * FROM listings WHERE environment = $1 AND agency_id = $2 AND external_listing_id = $3',
+    values: [tenant.environment, tenant.agencyId, externalListingId],
+  };
+}
+
 export async function findListing(db: Db, tenant: TenantScope, externalListingId: string): Promise<ListingRow | undefined> {
-  const { rows } = await db.query<ListingRow>(
-    'SELECT * FROM listings WHERE environment = $1 AND agency_id = $2 AND external_listing_id = $3',
-    [tenant.environment, tenant.agencyId, externalListingId],
-  );
+  const { rows } = await execute<ListingRow>(db, findListingStatement(tenant, externalListingId));
   return rows[0];
 }
 

@@ -1,7 +1,7 @@
 /*
- * Leads: submit, search by ingestion date, read one. Every query runs inside withTenant or
- * tenantTransaction, so a lead of another agency or environment is simply not there (404, or a
- * 400 for a foreign `start`).
+ * Leads: submit, search by ingestion date, read one. Every query runs inside withTenant,
+ * tenantTransaction or tenantRead, so a lead of another agency or environment is simply not there
+ * (404, or a 400 for a foreign `start`).
  *
  * Paging is a keyset in ingestion order. Ingestion is serialised per agency (a transaction-scoped
  * advisory lock taken before the INSERT draws its seq and held until COMMIT), and ingested_at is
@@ -15,11 +15,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { tenantTransaction, withTenant, type Tenant } from '../../../platform/db/tenant.js';
+import { tenantRead, tenantTransaction, withTenant, type Tenant } from '../../../platform/db/tenant.js';
 import { badRequest, notFound } from '../../../platform/http/problems.js';
 import { DEFAULT_LANGUAGE, MAX_PERIOD_SECONDS, type CreateLeadRequest, type Lead, type LeadQuery } from '../model/lead.js';
 import {
-  findLead,
+  findLeadStatement,
   ingestionLock,
   insertLead,
   LEADS_TABLE_LOCK,
@@ -27,6 +27,7 @@ import {
   leadsIngested,
   toLead,
   type LeadPosition,
+  type LeadRow,
   type NewLeadRow,
 } from '../repository.js';
 
@@ -118,7 +119,8 @@ export async function listLeads(pool: pg.Pool, tenant: Tenant, query: LeadQuery,
 }
 
 export async function readLead(pool: pg.Pool, tenant: Tenant, leadId: string): Promise<Lead> {
-  const row = await withTenant(pool, tenant, (client) => findLead(client, leadId));
+  const [found] = await tenantRead(pool, tenant, [findLeadStatement(leadId)]);
+  const row = found.rows[0] as LeadRow | undefined;
   if (!row) throw notFound(`No lead ${leadId}`);
   return toLead(row);
 }

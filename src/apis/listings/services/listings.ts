@@ -1,6 +1,6 @@
 /*
  * Listings: create, update, delete, read one, page through the ids. Every query runs inside
- * withTenant (row-level security) and also names the tenant, so the queries use the per-tenant
+ * withTenant or tenantRead (row-level security) and also names the tenant, so the queries use the per-tenant
  * indexes: a listing of another agency or environment is simply not there (404).
  *
  * A listing is keyed by the client's externalListingId (metadata.source.offererEstateId), unique per
@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { BlobStore } from '../../../platform/blobs/index.js';
-import { type TenantScope, withTenant } from '../../../platform/db/tenant.js';
+import { tenantRead, type TenantScope, withTenant } from '../../../platform/db/tenant.js';
 import { decodeSeqToken, encodeSeqToken } from '../../../platform/http/cursors.js';
 import { badRequest, type FieldError, notFound, type Problem } from '../../../platform/http/problems.js';
 import {
@@ -28,7 +28,15 @@ import {
   PAGE_SIZE,
   type WriteAcknowledgement,
 } from '../model/listing.js';
-import { deleteListingRow, findListing, insertListing, listingIdsAfter, lockListing, replaceListingRequest } from '../repository.js';
+import {
+  deleteListingRow,
+  findListingStatement,
+  insertListing,
+  type ListingRow,
+  listingIdsAfter,
+  lockListing,
+  replaceListingRequest,
+} from '../repository.js';
 import type { RuleChecks } from '../ruleChecks.js';
 import { isPublished } from '../rules.js';
 import { attachMedia, detachListingMedia } from './medias.js';
@@ -144,7 +152,8 @@ export async function deleteListing(pool: pg.Pool, tenant: TenantScope, external
 }
 
 export async function readListing(pool: pg.Pool, tenant: TenantScope, externalListingId: string): Promise<Listing> {
-  const row = await withTenant(pool, tenant, (client) => findListing(client, tenant, externalListingId));
+  const [found] = await tenantRead(pool, tenant, [findListingStatement(tenant, externalListingId)]);
+  const row = found.rows[0] as ListingRow | undefined;
   if (!row) throw listingNotFound(externalListingId);
   return {
     ...row.request,
