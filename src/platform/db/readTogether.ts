@@ -17,6 +17,7 @@
  * on the connection.
  */
 import type pg from 'pg';
+import { getOrMake } from '../memo.js';
 import { needsBlock, preparesNothing, runInOneTransaction, type OneExchange } from './oneTransaction.js';
 import { inOneWrite, type ResultsOf, type Statement } from './pool.js';
 import { isDatabaseUnavailable } from './unavailable.js';
@@ -115,11 +116,6 @@ export async function readTogether<S extends readonly Statement[]>(
 ): Promise<ResultsOf<S>> {
   const all = [...opening, ...statements];
   if (needsBlock(all)) throw new Error('readTogether runs reads; a statement here needs a transaction block');
-  let batches = batchesOf.get(pool);
-  if (batches === undefined) {
-    batches = new ReadBatches(pool);
-    batchesOf.set(pool, batches);
-  }
-  const results = await batches.submit(all);
+  const results = await getOrMake(batchesOf, pool, () => new ReadBatches(pool)).submit(all);
   return results.slice(opening.length) as ResultsOf<S>;
 }
