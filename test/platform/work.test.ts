@@ -552,7 +552,7 @@ describe('platform tasks', () => {
     assert.deepEqual(attempts.rows, [{ n: 0 }]);
   });
 
-  it('caas:deleted_classifieds_retention removes classifieds deleted past DELIVERY_RETENTION_DAYS, with their statuses', async () => {
+  it('caas:deleted_classifieds_retention removes classifieds deleted past DELIVERY_RETENTION_DAYS, with their revisions, media, statuses and work rows', async () => {
     const insert = async (id: string, deletedDaysAgo: number | null) => {
       await pool.query(
         `INSERT INTO classifieds (id, environment, agency_id, offerer_estate_id, revision, payload, deleted_at)
@@ -562,6 +562,15 @@ describe('platform tasks', () => {
       await pool.query(
         `INSERT INTO classified_statuses (status_id, classified_id, environment, agency_id, revision, status, message, stage, portals)
          VALUES (gen_random_uuid(), $1, 'sandbox', 'agency-c', 2, 'DELETED', 'gone', 'accepted', '{SL}')`,
+        [id],
+      );
+      await pool.query(
+        `WITH revision AS (
+           INSERT INTO classified_revisions (classified_id, revision, environment, agency_id, operation) VALUES ($1, 2, 'sandbox', 'agency-c', 'DELETE')),
+         media AS (
+           INSERT INTO classified_media (classified_id, url, environment, agency_id, media_id)
+           VALUES ($1, 'https://media.example/' || $1::text || '.jpg', 'sandbox', 'agency-c', gen_random_uuid()))
+         INSERT INTO caas_processing_queue (classified_id, environment, agency_id) VALUES ($1, 'sandbox', 'agency-c')`,
         [id],
       );
     };
@@ -578,10 +587,14 @@ describe('platform tasks', () => {
       classifieds.rows.map((row) => row.id),
       [recent, live],
     );
-    const statuses = await pool.query("SELECT classified_id FROM classified_statuses WHERE agency_id = 'agency-c' ORDER BY classified_id");
-    assert.deepEqual(
-      statuses.rows.map((row) => row.classified_id),
-      [recent, live],
-    );
+    // What belongs to a classified goes with it (a trigger since the foreign keys went, migrations/024).
+    for (const table of ['classified_revisions', 'classified_media', 'classified_statuses', 'caas_processing_queue']) {
+      const rows = await pool.query(`SELECT classified_id FROM ${table} WHERE agency_id = 'agency-c' ORDER BY classified_id`);
+      assert.deepEqual(
+        rows.rows.map((row) => row.classified_id),
+        [recent, live],
+        table,
+      );
+    }
   });
 });
