@@ -50,8 +50,11 @@ const WORKER_ABOVE_BYTES = 64 * 1024;
 /** Said by our parser and by Fastify's own check, whichever sees an empty JSON body first. */
 export const EMPTY_BODY = 'The body is empty but the content type is application/json.';
 
-/** What a JSON body is: its value, or what the 400 refusing it says (plain data, so a worker can send it). */
-export type JsonVerdict = { value: unknown } | { refusal: { errors: FieldError[]; detail?: string; found?: number } };
+/**
+ * What a JSON body is: its value and its text (the bytes decoded once, kept as `rawJson`), or what
+ * the 400 refusing it says (plain data, so a worker can send it).
+ */
+export type JsonVerdict = { value: unknown; text: string } | { refusal: { errors: FieldError[]; detail?: string; found?: number } };
 
 /**
  * JSON bodies read as bytes, so invalid UTF-8 is refused rather than silently replaced by U+FFFD
@@ -83,7 +86,7 @@ export function judgeJson(bytes: Uint8Array): JsonVerdict {
     const pointer = firstRepeatedMember(body) ?? '';
     return { refusal: { errors: [{ name: pointer, reason: 'must not be given twice in the same object.' }] } };
   }
-  return { value };
+  return { value, text: body };
 }
 
 function wellFormed(body: string): boolean {
@@ -112,7 +115,7 @@ export function installJsonBodies(app: FastifyInstance): void {
         done(badRequest(errors, 'body', detail, found));
         return;
       }
-      request.rawJson = bytes.toString('utf8');
+      request.rawJson = verdict.text;
       done(null, verdict.value);
     };
     if (bytes.length <= WORKER_ABOVE_BYTES) answer(judgeJson(bytes));
