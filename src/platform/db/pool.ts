@@ -3,6 +3,7 @@
  * statements sent in one round trip.
  */
 import pg from 'pg';
+import { announceAfterCommit } from './announcements.js';
 import { MAINTENANCE_LIMITS, type PoolLimits } from './limits.js';
 import { OneTransaction, runInOneTransaction } from './oneTransaction.js';
 import type { Statement } from './statement.js';
@@ -118,6 +119,8 @@ export function createPool(url: string, max: number, limits: PoolLimits = MAINTE
   // the pool replaces it on the next checkout.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
+  // New work and events are announced once the transaction that made them has ended.
+  announceAfterCommit(pool);
   return pool;
 }
 

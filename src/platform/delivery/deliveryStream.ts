@@ -156,8 +156,8 @@ const DELIVERY_QUEUE: FairQueue = {
 /**
  * A retry whose time has come is made ready again by the claim, which walks the lanes of ready
  * deliveries only. It cannot claim what it promotes (its scan does not see its own changes), so it
- * tells the workers there is work, as an insert would: pg_notify sends one notification however
- * many rows ask for it in a transaction.
+ * tells the workers there is work, as an insert would: each row announces it, and the pool sends
+ * one notification for them all once the claim's transaction has ended (db/announcements.ts).
  */
 const CLAIM = `
   WITH RECURSIVE
@@ -166,7 +166,7 @@ const CLAIM = `
      ORDER BY next_attempt_at LIMIT 1000 FOR UPDATE SKIP LOCKED),
   promoted AS (
     UPDATE webhook_deliveries d SET ready = true FROM due_retries r WHERE d.id = r.id
-    RETURNING pg_notify('${WORK_CHANNEL}', '${WEBHOOKS_STREAM}')),
+    RETURNING immogate_announce('${WORK_CHANNEL}', '${WEBHOOKS_STREAM}')),
   ${fairPick(DELIVERY_QUEUE, { limit: '$3', busyKeys: '$4', busyCounts: '$5' })},
   claimed AS (
     UPDATE webhook_deliveries d

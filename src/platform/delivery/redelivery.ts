@@ -148,7 +148,7 @@ export async function redeliverWebhooks(pool: pg.Pool, target: RedeliveryTarget,
       // Neither queued nor skipped: removed since it was read (retention), as good as never there.
       else result.skipped.push({ deliveryId: id, reason: skips.get(id) ?? SKIP_REASONS.UNKNOWN });
     }
-    if (result.redelivered.length > 0) await client.query('SELECT pg_notify($1, $2)', [WORK_CHANNEL, WEBHOOKS_STREAM]);
+    if (result.redelivered.length > 0) await client.query('SELECT immogate_announce($1, $2)', [WORK_CHANNEL, WEBHOOKS_STREAM]);
     return result;
   });
 }

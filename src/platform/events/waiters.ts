@@ -1,6 +1,7 @@
 /*
  * Long polls of the event feed: one LISTEN connection per server process, shared by every
- * waiting request (a NOTIFY per tenant and transaction at commit, see immogate_notify_events),
+ * waiting request (a NOTIFY per tenant after each commit with its events: immogate_notify_events
+ * announces it, db/announcements.ts sends it),
  * and a bounded number of waiters, per client and in all. A waiter holds no pooled connection and
  * runs no query: a notification of its tenant wakes it, or the horizon watch when what it waits
  * for was held back by an older transaction (horizonWatch.ts), or the end of its wait.

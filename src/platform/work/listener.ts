@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from '../log.js';
 
-/** The channel of the NOTIFY sent when work is added (see immogate_notify_work); the payload names the stream. */
+/** The channel of the NOTIFY sent after work is added (immogate_notify_work announces it, db/announcements.ts sends it); the payload names the stream. */
 export const WORK_CHANNEL = 'immogate_work';
 
 /**
