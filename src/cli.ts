@@ -96,18 +96,16 @@ function clientHuman(client: Client): string {
 }
 
 async function serve(roles: { server: boolean; worker: boolean }, options: { dev: boolean }): Promise<void> {
-  const [{ isClusterChild, onDrainRequest, processLogger, reportReady }, { startServices }, { devModeMessage }] = await Promise.all([
-    import('./cluster.js'),
-    import('./runtime.js'),
-    import('./startup.js'),
-  ]);
+  const [{ isClusterChild, onDrainRequest, processLogger, reportReady, shareServersLoad }, { startServices }, { devModeMessage }] =
+    await Promise.all([import('./cluster.js'), import('./runtime.js'), import('./startup.js')]);
   const config = loadConfig(process.env, options);
   const logger = processLogger(await loggerFor(config));
   // Signals are handled from the very start: one arriving while the embedded database starts
   // must still stop it once start-up is done, not kill this process and leave it running. One
   // arriving while the start waits for its database ends the wait (StartStopped).
   const aborting = new AbortController();
-  const starting = startServices(config, logger, roles, { signal: aborting.signal });
+  const serversLoad = shareServersLoad(roles);
+  const starting = startServices(config, logger, roles, { signal: aborting.signal, ...(serversLoad ? { serversLoad } : {}) });
   // A start under way keeps the process alive. In a child of `immogate start`, listening waits for
   // the primary's answer on the IPC channel, which is unref'd (onDrainRequest); with the database
   // killed just then, no connection was left open either, and the child exited half started (13).

@@ -35,6 +35,7 @@ import { openDatabase, prepareDatabase, type Database } from './platform/db/open
 import { whileAnswering } from './platform/db/liveness.js';
 import { StartWait } from './platform/db/startWait.js';
 import { setNiceness } from './platform/niceness.js';
+import { isLoadReport, type LoadReport, reportLoad, ServersLoad } from './platform/work/requestsFirst.js';
 import { devModeMessage, dropUnshownClient, ensureDemoClient, firstRunMessage, listenError, secureDataDir } from './startup.js';
 
 /** A child tells the primary its server listens and/or its worker runs. */
@@ -73,6 +74,27 @@ export function onDrainRequest(drain: () => void): void {
   });
   // Listening must not keep a child alive whose start-up failed.
   process.channel?.unref();
+}
+
+/**
+ * In a child of `immogate start`: a server process reports its load to the primary, which passes
+ * it on to the worker process (work/requestsFirst.ts). Returns the worker's view of it, undefined
+ * in a process that is no worker child (or also serves: its own requests share its loop anyway).
+ */
+export function shareServersLoad(roles: { server: boolean; worker: boolean }): ServersLoad | undefined {
+  if (!cluster.isWorker || roles.server === roles.worker) return undefined;
+  if (roles.server) {
+    // A report lost while the channel closes (the primary going away) is no error: the next one, or none, follows.
+    reportLoad((report) => {
+      if (process.connected) process.send?.(report, undefined, {}, () => undefined);
+    });
+    return undefined;
+  }
+  const load = new ServersLoad();
+  process.on('message', (message) => {
+    if (isLoadReport(message)) load.heed(message);
+  });
+  return load;
 }
 
 /** In a child, tells the primary that start-up is done. */
@@ -265,6 +287,7 @@ class Primary {
     // A message to a child that is going away fails; its exit is what counts, and is handled.
     child.on('error', (error) => this.logger.warn({ err: error, pid: child.process.pid }, `could not reach a ${role} process`));
     child.on('message', (message) => {
+      if (isLoadReport(message)) return this.passLoad(message, child);
       if (message !== READY) return;
       entry.ready = true;
       if (role === 'worker' && this.config.workerNiceness > 0) this.lower(child);
@@ -276,6 +299,13 @@ class Primary {
         this.logger.info({ servers: pids(['server', 'server and worker']), worker: pids(['worker'])[0] }, 'all processes started');
       }
     });
+  }
+
+  /** A server's load, passed on to the worker process (work/requestsFirst.ts). */
+  private passLoad(report: LoadReport, from: ClusterChild): void {
+    for (const entry of this.children.values()) {
+      if (entry.role === 'worker' && entry.ready && entry.process.isConnected()) entry.process.send({ ...report, from: from.process.pid });
+    }
   }
 
   private exited(child: ClusterChild, code: number | null, signal: string | null): void {

@@ -39,6 +39,8 @@ export interface Config {
   readonly workerConcurrency: number;
   /** Nice steps the worker process of `immogate start` runs below the servers (cluster.ts). */
   readonly workerNiceness: number;
+  /** Items a second each work stream of `immogate start`'s worker starts while a server beside it is busy; 0: not held back (work/requestsFirst.ts). */
+  readonly workerPaceWhileServersBusy: number;
   /** Webhook delivery attempts one worker makes at once. */
   readonly webhookConcurrency: number;
   /** Of those, the most one subscription, one agency and one receiver host take (README "Limits and fairness"). */
@@ -390,6 +392,7 @@ export function loadConfig(env: Env = process.env, options: ConfigOptions = {}):
     logLevel,
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 64, 1, 1000),
     workerNiceness: integer(env, 'WORKER_NICENESS', 10, 0, 19),
+    workerPaceWhileServersBusy: integer(env, 'WORKER_PACE_WHILE_SERVERS_BUSY', 20, 0, 100_000),
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10000),
     webhookShares: Object.freeze({
       perSubscription: integer(env, 'WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION', 8, 1, 10000),

@@ -19,6 +19,7 @@ import type { Logger } from './platform/log.js';
 import { API_MODULES } from './apis/index.js';
 import { PLATFORM_TASKS } from './platform/tasks.js';
 import { startWorker, type Worker } from './platform/work/worker.js';
+import type { ServersLoad } from './platform/work/requestsFirst.js';
 import { askListeners, recordListening } from './platform/listeners.js';
 import { startTelemetry, stopTelemetry } from './platform/telemetry/index.js';
 import { dropUnshownClient, ensureDemoClient, firstRunMessage, listenError, secureDataDir } from './startup.js';
@@ -63,7 +64,13 @@ export async function startServices(
   config: Config,
   logger: Logger,
   roles: { server: boolean; worker: boolean },
-  options: { apis?: readonly ApiModule[]; onFirstRun?: (message: string) => void; signal?: AbortSignal } = {},
+  options: {
+    apis?: readonly ApiModule[];
+    onFirstRun?: (message: string) => void;
+    signal?: AbortSignal;
+    /** The load of the server processes beside the worker (a worker process of `immogate start`). */
+    serversLoad?: ServersLoad;
+  } = {},
 ): Promise<Services> {
   await secureDataDir(config, logger);
   const role = [roles.server && 'server', roles.worker && 'worker'].filter(Boolean).join('+');
@@ -150,6 +157,7 @@ export async function startServices(
           config,
           streams,
           tasks: [...PLATFORM_TASKS, ...modules.flatMap((module) => module.tasks ?? [])],
+          ...(options.serversLoad ? { serversLoad: options.serversLoad } : {}),
         }),
       );
       logger.info(

@@ -16,6 +16,7 @@ import type { ScheduledTask } from '../../src/platform/work/schedule.js';
 import { backoffSeconds, type QueueDepth, type WorkContext, type WorkStream } from '../../src/platform/work/stream.js';
 import { PLATFORM_TASKS } from '../../src/platform/tasks.js';
 import { startWorker, type Worker } from '../../src/platform/work/worker.js';
+import { ServersLoad } from '../../src/platform/work/requestsFirst.js';
 import { TEST_SECRETS_KEY, createTestDatabase, makeClient, sealedWebhookSecret, waitFor, type TestDatabase } from '../helpers.js';
 
 let database: TestDatabase;
@@ -128,7 +129,7 @@ function testStream(
 async function withWorker(
   streams: WorkStream<any>[],
   fn: (worker: Worker) => Promise<void>,
-  options: { tasks?: ScheduledTask[]; config?: Config } = {},
+  options: { tasks?: ScheduledTask[]; config?: Config; serversLoad?: ServersLoad } = {},
 ): Promise<void> {
   const workerPool = createPool(database.url, 4);
   let worker: Worker | undefined;
@@ -140,6 +141,7 @@ async function withWorker(
       config: options.config ?? config,
       streams,
       tasks: options.tasks ?? [],
+      ...(options.serversLoad ? { serversLoad: options.serversLoad } : {}),
     });
     await fn(worker);
   } finally {
@@ -202,6 +204,52 @@ describe('a work stream', () => {
     );
     assert.equal(most, 3);
     assert.deepEqual(await left(stream), []);
+  });
+
+  it('starts a stream that yields to requests at its pace while a server beside the worker is busy, the others as fast as before, and fills its slots once the servers calm down', {
+    timeout: 60_000,
+  }, async () => {
+    const heavy = 'test:yields';
+    const promised = 'test:promised';
+    const ids = (from: number) => Array.from({ length: 20 }, (_, i) => from + i);
+    await add(heavy, ids(301));
+    await add(promised, ids(401));
+    const load = new ServersLoad();
+    const report = (utilisation: number) => load.heed({ type: 'immogate:load', utilisation, from: 1 });
+    report(1);
+    let reporting = setInterval(() => report(1), 100);
+    const started: number[] = [];
+    const begun = Date.now();
+    try {
+      await withWorker(
+        [{ ...testStream(heavy, async () => void started.push(Date.now())), yieldsToRequests: true }, testStream(promised)],
+        async () => {
+          await waitFor(
+            'every item of the stream that does not yield',
+            () => runsOf(promised),
+            (runs) => runs.length === 20,
+          );
+          await sleep(1_000);
+          // One a second, after a first one: however slow the machine, never more than that.
+          const seconds = (Date.now() - begun) / 1000;
+          assert.ok(started.length <= 1 + Math.ceil(seconds), `${started.length} started in ${seconds} s at a pace of 1 a second`);
+          assert.ok(started.length < 20, 'the pace held the stream back');
+          for (const [index, at] of started.entries())
+            assert.ok(at - begun >= (index - 1) * 1000 - 50, `item ${index + 1} started ${at - begun} ms in`);
+          clearInterval(reporting);
+          reporting = setInterval(() => report(0.1), 100);
+          await waitFor(
+            'the rest once the servers calmed down',
+            () => runsOf(heavy),
+            (runs) => runs.length === 20,
+          );
+        },
+        { config: { ...config, workerPaceWhileServersBusy: 1 }, serversLoad: load },
+      );
+    } finally {
+      clearInterval(reporting);
+    }
+    assert.deepEqual(await left(heavy), []);
   });
 
   it('is woken by the NOTIFY of a new item, well before its poll', { timeout: 30_000 }, async () => {

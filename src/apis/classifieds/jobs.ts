@@ -21,6 +21,8 @@ export const RETENTION_TASK = 'caas:deleted_classifieds_retention';
 export const processingStream: WorkStream<ClaimedClassified> = {
   name: PROCESSING_STREAM,
   concurrency: (config: Config) => config.workerConcurrency,
+  // Six media downloads and a dozen rows a classified: what takes the cores from requests.
+  yieldsToRequests: true,
   claim: (context, limit, busy) =>
     repository.claimClassifieds(context.pool, {
       workerId: context.workerId,

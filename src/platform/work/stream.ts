@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { Outage } from '../db/outage.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { telemetry } from '../telemetry/index.js';
+import type { StartPace } from './requestsFirst.js';
 
 /** What a stream's claims and runs get from the worker that runs them. */
 export interface WorkContext {
@@ -26,6 +27,8 @@ export interface WorkContext {
   outage?: Outage;
   /** While true (the disk under DATA_DIR is low), no new work is claimed; running items finish. */
   paused?: () => boolean;
+  /** How many items a stream may start now, beside its free slots (requestsFirst.ts); none: as many as are free. */
+  pace?: StartPace;
 }
 
 /** Logs a failure of the worker's, or counts it towards the outage when the database is unavailable. */
@@ -77,6 +80,11 @@ export interface WorkStream<T> {
   depth(pool: Pool): Promise<QueueDepth>;
   /** An agency's unfinished items, which writes adding to the stream are bounded by (http/backlog.ts). */
   readonly backlog?: AgencyBacklog;
+  /**
+   * Heavy work whose start may wait while the servers beside the worker are busy (the context's
+   * pace, requestsFirst.ts); a stream whose latency is promised (webhook deliveries) is never held.
+   */
+  readonly yieldsToRequests?: boolean;
 }
 
 export interface AgencyBacklog {
@@ -177,11 +185,13 @@ export class StreamRunner<T> {
     while (!this.stopping) {
       this.woken = false;
       const free = capacity - this.running.size;
+      const pace = this.stream.yieldsToRequests === true ? this.context.pace : undefined;
+      const wanted = Math.min(free, pace?.allowed(this.name) ?? free);
       let sleepMs = POLL_MS;
-      if (free > 0 && this.context.paused?.() !== true) {
+      if (wanted > 0 && this.context.paused?.() !== true) {
         let claimed: T[] = [];
         try {
-          claimed = await this.stream.claim(this.context, free, this.busy);
+          claimed = await this.stream.claim(this.context, wanted, this.busy);
           this.context.outage?.ended();
         } catch (error) {
           reportFailure(this.context, error, () =>
@@ -189,10 +199,15 @@ export class StreamRunner<T> {
           );
           sleepMs = CLAIM_ERROR_PAUSE_MS;
         }
+        pace?.started(this.name, claimed.length);
         for (const item of claimed) this.startItem(item);
-        // A full batch means more may be due: claim again as soon as slots free up.
+        // A full batch means more may be due: claim again as soon as slots free up, or, held back
+        // by the pace, as soon as it allows one more.
         if (claimed.length === free) continue;
-        if (sleepMs === POLL_MS) sleepMs = await this.untilNextDue();
+        if (pace !== undefined && claimed.length === wanted) sleepMs = pace.untilNext(this.name);
+        else if (sleepMs === POLL_MS) sleepMs = await this.untilNextDue();
+      } else if (free > 0 && pace !== undefined && this.context.paused?.() !== true) {
+        sleepMs = pace.untilNext(this.name);
       }
       await this.sleep(sleepMs);
       // Completions and notifications that arrive together become one claim.

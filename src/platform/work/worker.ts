@@ -11,6 +11,7 @@ import { Outage } from '../db/outage.js';
 import { DiskWatch } from '../diskSpace.js';
 import { WorkListener } from './listener.js';
 import { Scheduler, type ScheduledTask } from './schedule.js';
+import { RequestsFirstPace, type ServersLoad } from './requestsFirst.js';
 import { StreamRunner, type WorkContext, type WorkStream } from './stream.js';
 
 export interface WorkerOptions {
@@ -21,6 +22,8 @@ export interface WorkerOptions {
   config: Config;
   streams: readonly WorkStream<unknown>[];
   tasks: readonly ScheduledTask[];
+  /** The load of the server processes beside this worker (`immogate start`): new work is paced while they are busy. */
+  serversLoad?: ServersLoad;
 }
 
 export interface Worker {
@@ -56,6 +59,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       counted: 'failures',
     }),
     paused: () => disk?.low === true,
+    ...(options.serversLoad && config.workerPaceWhileServersBusy > 0
+      ? { pace: new RequestsFirstPace(options.serversLoad, config.workerPaceWhileServersBusy) }
+      : {}),
   };
   const scheduler = new Scheduler(options.tasks, context);
   // First, before anything runs on: a start that finds its database unavailable here tries again whole.
@@ -74,6 +80,10 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     },
   );
   await listener.start();
+  // The servers calmed down: what the pace held back is claimed now, not at the next notification.
+  options.serversLoad?.onCalm(() => {
+    for (const runner of runners) runner.wake();
+  });
   for (const runner of runners) runner.start();
   let stopping: Promise<void> | undefined;
   return {
