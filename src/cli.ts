@@ -104,7 +104,7 @@ async function serve(roles: { server: boolean; worker: boolean }, options: { dev
   // must still stop it once start-up is done, not kill this process and leave it running. One
   // arriving while the start waits for its database ends the wait (StartStopped).
   const aborting = new AbortController();
-  const serversLoad = shareServersLoad(roles);
+  const serversLoad = shareServersLoad(roles, logger, config.workerPaceWhileServersBusy);
   const starting = startServices(config, logger, roles, { signal: aborting.signal, ...(serversLoad ? { serversLoad } : {}) });
   // A start under way keeps the process alive. In a child of `immogate start`, listening waits for
   // the primary's answer on the IPC channel, which is unref'd (onDrainRequest); with the database

@@ -81,7 +81,7 @@ export function onDrainRequest(drain: () => void): void {
  * it on to the worker process (work/requestsFirst.ts). Returns the worker's view of it, undefined
  * in a process that is no worker child (or also serves: its own requests share its loop anyway).
  */
-export function shareServersLoad(roles: { server: boolean; worker: boolean }): ServersLoad | undefined {
+export function shareServersLoad(roles: { server: boolean; worker: boolean }, logger: Logger, pace: number): ServersLoad | undefined {
   if (!cluster.isWorker || roles.server === roles.worker) return undefined;
   if (roles.server) {
     // A report lost while the channel closes (the primary going away) is no error: the next one, or none, follows.
@@ -91,8 +91,17 @@ export function shareServersLoad(roles: { server: boolean; worker: boolean }): S
     return undefined;
   }
   const load = new ServersLoad();
+  let heard = false;
   process.on('message', (message) => {
-    if (isLoadReport(message)) load.heed(message);
+    if (!isLoadReport(message)) return;
+    load.heed(message);
+    // Once: that the reports arrive is what an operator (and a test) can check; each would be noise.
+    if (!heard)
+      logger.info(
+        { pace },
+        'the worker hears the load of the server processes: while one is busy, it starts at most pace classifieds a second',
+      );
+    heard = true;
   });
   return load;
 }

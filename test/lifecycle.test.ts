@@ -125,6 +125,11 @@ describe('npm start with the embedded PostgreSQL', () => {
       const primaryNiceness = threadNiceness(server.pid)[0]!;
       assert.deepEqual([...new Set(threadNiceness(children.server))], [primaryNiceness]);
       assert.deepEqual([...new Set(threadNiceness(children.worker))], [Math.min(19, primaryNiceness + 10)]);
+      // The server's load reaches the worker through the primary (work/requestsFirst.ts), every quarter second.
+      const heard = await waitForLog(server, 'the worker to hear the servers', (line) =>
+        String(line.msg).startsWith('the worker hears the load'),
+      );
+      assert.deepEqual({ pid: heard.pid, pace: heard.pace }, { pid: children.worker, pace: 20 });
 
       const token = ((await tokenRequest(server.base, demo.clientId, demo.secret)).body as { access_token: string }).access_token;
       const headers = { authorization: `Bearer ${token}` };
