@@ -39,7 +39,7 @@ export interface Config {
   readonly workerConcurrency: number;
   /** Nice steps the worker process of `immogate start` runs below the servers (cluster.ts). */
   readonly workerNiceness: number;
-  /** Items a second each work stream of `immogate start`'s worker starts while a server beside it is busy; 0: not held back (work/requestsFirst.ts). */
+  /** Classifieds a second the worker of `immogate start` starts while a server beside it is busy (the streams that yield to requests); 0: not held back (work/requestsFirst.ts). */
   readonly workerPaceWhileServersBusy: number;
   /** Webhook delivery attempts one worker makes at once. */
   readonly webhookConcurrency: number;
