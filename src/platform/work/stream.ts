@@ -185,10 +185,11 @@ export class StreamRunner<T> {
     while (!this.stopping) {
       this.woken = false;
       const free = capacity - this.running.size;
+      const paused = this.context.paused?.() === true;
       const pace = this.stream.yieldsToRequests === true ? this.context.pace : undefined;
-      const wanted = Math.min(free, pace?.allowed(this.name) ?? free);
+      const wanted = paused ? 0 : Math.min(free, pace?.allowed(this.name) ?? free);
       let sleepMs = POLL_MS;
-      if (wanted > 0 && this.context.paused?.() !== true) {
+      if (wanted > 0) {
         let claimed: T[] = [];
         try {
           claimed = await this.stream.claim(this.context, wanted, this.busy);
@@ -206,7 +207,7 @@ export class StreamRunner<T> {
         if (claimed.length === free) continue;
         if (pace !== undefined && claimed.length === wanted) sleepMs = pace.untilNext(this.name);
         else if (sleepMs === POLL_MS) sleepMs = await this.untilNextDue();
-      } else if (free > 0 && pace !== undefined && this.context.paused?.() !== true) {
+      } else if (free > 0 && !paused && pace !== undefined) {
         sleepMs = pace.untilNext(this.name);
       }
       await this.sleep(sleepMs);
