@@ -22,6 +22,13 @@ function clock(start = 1_000_000): { now: () => number; advance: (ms: number) =>
 
 const report = (utilisation: number, from = 1): LoadReport => ({ type: 'immogate:load', utilisation, from });
 
+/** A pace of `perSecond` over the load of the servers, both on a clock the test moves. */
+function pacing(perSecond: number) {
+  const time = clock();
+  const load = new ServersLoad(time.now);
+  return { time, load, pace: new RequestsFirstPace(load, perSecond, time.now) };
+}
+
 describe('the servers load as the worker hears it', () => {
   it('recognises a load report and nothing else', () => {
     assert.equal(isLoadReport(report(0.5)), true);
@@ -69,17 +76,14 @@ describe('the servers load as the worker hears it', () => {
 
 describe('the pace of heavy work while the servers are busy', () => {
   it('lets a stream start as much as it likes while the servers are calm', () => {
-    const time = clock();
-    const pace = new RequestsFirstPace(new ServersLoad(time.now), 40, time.now);
+    const { pace } = pacing(40);
     assert.equal(pace.allowed('s'), Number.POSITIVE_INFINITY);
     pace.started('s', 1_000);
     assert.equal(pace.allowed('s'), Number.POSITIVE_INFINITY);
   });
 
   it('starts a quarter second of its pace at once while busy, then its pace a second, each stream apart', () => {
-    const time = clock();
-    const load = new ServersLoad(time.now);
-    const pace = new RequestsFirstPace(load, 40, time.now);
+    const { time, load, pace } = pacing(40);
     load.heed(report(1));
     assert.equal(pace.allowed('s'), 10);
     pace.started('s', 10);
@@ -96,9 +100,7 @@ describe('the pace of heavy work while the servers are busy', () => {
   });
 
   it('starts at least one at a time at a pace below four a second, and is full again once the servers calmed down', () => {
-    const time = clock();
-    const load = new ServersLoad(time.now);
-    const pace = new RequestsFirstPace(load, 2, time.now);
+    const { time, load, pace } = pacing(2);
     load.heed(report(0.7));
     assert.equal(pace.allowed('s'), 1);
     pace.started('s', 1);
